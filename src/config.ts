@@ -1,0 +1,364 @@
+/**
+ * The one typed options object. CLI flags, environment variables, the programmatic API and the
+ * admin API (`PUT /__admin/settings`) all feed the same fields; every field is described once in
+ * `OPTION_SPECS`, which also drives `--help` and the README's options table.
+ */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export interface Options {
+  /** TCP port to listen on (0 picks a free one). */
+  port: number;
+  /** Interface to listen on. */
+  host: string;
+  /** Fixture set: a JSON file or a folder with one file per key; absent means the default set. */
+  fixtures: string | undefined;
+  /** Documents generated on top of the fixtures with json-schema-faker. */
+  generate: number;
+  /** Seed for generated documents (same seed, same documents). */
+  seed: number;
+  /** Lifetime of an access token in seconds; expiry_time = now + this. */
+  tokenTtlSeconds: number;
+  /** Log level for the structured request log. */
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Log format: one JSON object per line, or human-readable. */
+  logFormat: 'json' | 'pretty';
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number;
+  /** Longest accepted query string in characters. */
+  maxQueryLength: number;
+  /** Largest accepted request header block in bytes (Node's --max-http-header-size). */
+  maxHeaderSize: number;
+  /** Most items in one batch PUT/PATCH. */
+  maxBatchItems: number;
+  /** How x-hash is compared: hex (either case), base64, or any (skip the check). */
+  hashEncoding: 'hex' | 'base64' | 'any';
+  /** pageNum when the query leaves it out (1-based). */
+  defaultPageNum: number;
+  /** resultsPerPage above this is silently capped. */
+  maxResultsPerPage: number;
+  /** Detail keys that are neither template fields nor stored on the document: reject or accept. */
+  unknownDetailKeys: 'reject' | 'accept';
+  /** `success` as the contract shows it (string "true" for PATCH calls) or always boolean. */
+  successLiterals: 'contract' | 'boolean';
+  /** Added delay for every API request, in milliseconds. */
+  latencyMs: number;
+  /** Bearer token that protects /__admin (all but health); absent leaves it open. */
+  adminToken: string | undefined;
+  /** Origins allowed by CORS: `*` or a comma-separated list. */
+  corsOrigins: string;
+  /** Requests kept in the journal (oldest dropped first). */
+  journalLimit: number;
+  /** Sessions idle this long (seconds) are removed. */
+  sessionIdleSeconds: number;
+  /** Most sessions at once; one more gets 429. */
+  maxSessions: number;
+  /** Validate every outgoing response against the spec, log and journal violations. */
+  validateResponses: boolean;
+}
+
+/** The options a running instance (root or session) may change at run time. */
+export const SETTING_KEYS = [
+  'tokenTtlSeconds',
+  'hashEncoding',
+  'defaultPageNum',
+  'maxResultsPerPage',
+  'unknownDetailKeys',
+  'successLiterals',
+  'latencyMs',
+  'maxBatchItems',
+  'validateResponses',
+] as const satisfies ReadonlyArray<keyof Options>;
+
+export type Settings = Pick<Options, (typeof SETTING_KEYS)[number]>;
+
+type Kind =
+  | { type: 'integer'; min: number; max: number }
+  | { type: 'string' }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'boolean' };
+
+export interface OptionSpec {
+  key: keyof Options;
+  flag: string;
+  env: string;
+  kind: Kind;
+  description: string;
+  default: Options[keyof Options];
+}
+
+const int = (min: number, max: number): Kind => ({ type: 'integer', min, max });
+
+export const OPTION_SPECS: OptionSpec[] = [
+  {
+    key: 'port',
+    flag: '--port',
+    env: 'PORT',
+    kind: int(0, 65535),
+    default: 4010,
+    description: 'TCP port (0: any free port)',
+  },
+  {
+    key: 'host',
+    flag: '--host',
+    env: 'HOST',
+    kind: { type: 'string' },
+    default: '127.0.0.1',
+    description: 'interface to listen on',
+  },
+  {
+    key: 'fixtures',
+    flag: '--fixtures',
+    env: 'FIXTURES',
+    kind: { type: 'string' },
+    default: undefined,
+    description: 'fixture set: a JSON file or a folder of per-kind files (default: the bundled set)',
+  },
+  {
+    key: 'generate',
+    flag: '--generate',
+    env: 'GENERATE',
+    kind: int(0, 1_000_000),
+    default: 0,
+    description: 'documents to generate on top of the fixtures',
+  },
+  {
+    key: 'seed',
+    flag: '--seed',
+    env: 'SEED',
+    kind: int(0, 2 ** 31 - 1),
+    default: 1,
+    description: 'seed for generated documents',
+  },
+  {
+    key: 'tokenTtlSeconds',
+    flag: '--token-ttl-seconds',
+    env: 'TOKEN_TTL_SECONDS',
+    kind: int(1, 31_536_000),
+    default: 3300,
+    description: 'access token lifetime in seconds',
+  },
+  {
+    key: 'logLevel',
+    flag: '--log-level',
+    env: 'LOG_LEVEL',
+    kind: { type: 'enum', values: LOG_LEVELS },
+    default: 'info',
+    description: 'log level',
+  },
+  {
+    key: 'logFormat',
+    flag: '--log-format',
+    env: 'LOG_FORMAT',
+    kind: { type: 'enum', values: ['json', 'pretty'] },
+    default: 'json',
+    description: 'log format',
+  },
+  {
+    key: 'bodyLimit',
+    flag: '--body-limit',
+    env: 'BODY_LIMIT',
+    kind: int(1, 1_073_741_824),
+    default: 1_048_576,
+    description: 'largest request body in bytes (413 above)',
+  },
+  {
+    key: 'maxQueryLength',
+    flag: '--max-query-length',
+    env: 'MAX_QUERY_LENGTH',
+    kind: int(16, 1_048_576),
+    default: 8192,
+    description: 'longest query string in characters (414 above)',
+  },
+  {
+    key: 'maxHeaderSize',
+    flag: '--max-header-size',
+    env: 'MAX_HEADER_SIZE',
+    kind: int(1024, 1_048_576),
+    default: 16_384,
+    description: 'largest header block in bytes (431 above)',
+  },
+  {
+    key: 'maxBatchItems',
+    flag: '--max-batch-items',
+    env: 'MAX_BATCH_ITEMS',
+    kind: int(1, 1_000_000),
+    default: 1000,
+    description: 'most items in one batch update (400 above)',
+  },
+  {
+    key: 'hashEncoding',
+    flag: '--hash-encoding',
+    env: 'HASH_ENCODING',
+    kind: { type: 'enum', values: ['hex', 'base64', 'any'] },
+    default: 'hex',
+    description: 'x-hash encoding: hex, base64, or any (skip the check)',
+  },
+  {
+    key: 'defaultPageNum',
+    flag: '--default-page-num',
+    env: 'DEFAULT_PAGE_NUM',
+    kind: int(1, 9999),
+    default: 1,
+    description: 'pageNum when absent (1-based)',
+  },
+  {
+    key: 'maxResultsPerPage',
+    flag: '--max-results-per-page',
+    env: 'MAX_RESULTS_PER_PAGE',
+    kind: int(1, 100_000),
+    default: 1000,
+    description: 'resultsPerPage cap (silently applied)',
+  },
+  {
+    key: 'unknownDetailKeys',
+    flag: '--unknown-detail-keys',
+    env: 'UNKNOWN_DETAIL_KEYS',
+    kind: { type: 'enum', values: ['reject', 'accept'] },
+    default: 'reject',
+    description: 'unknown detail keys: reject or accept',
+  },
+  {
+    key: 'successLiterals',
+    flag: '--success-literals',
+    env: 'SUCCESS_LITERALS',
+    kind: { type: 'enum', values: ['contract', 'boolean'] },
+    default: 'contract',
+    description: 'success as the contract shows it, or always boolean',
+  },
+  {
+    key: 'latencyMs',
+    flag: '--latency-ms',
+    env: 'LATENCY_MS',
+    kind: int(0, 60_000),
+    default: 0,
+    description: 'delay added to every API request (ms)',
+  },
+  {
+    key: 'adminToken',
+    flag: '--admin-token',
+    env: 'ADMIN_TOKEN',
+    kind: { type: 'string' },
+    default: undefined,
+    description: 'bearer token protecting /__admin (health stays open)',
+  },
+  {
+    key: 'corsOrigins',
+    flag: '--cors-origins',
+    env: 'CORS_ORIGINS',
+    kind: { type: 'string' },
+    default: '*',
+    description: "allowed CORS origins: '*' or a comma-separated list",
+  },
+  {
+    key: 'journalLimit',
+    flag: '--journal-limit',
+    env: 'JOURNAL_LIMIT',
+    kind: int(0, 1_000_000),
+    default: 1000,
+    description: 'requests kept in the journal',
+  },
+  {
+    key: 'sessionIdleSeconds',
+    flag: '--session-idle-seconds',
+    env: 'SESSION_IDLE_SECONDS',
+    kind: int(1, 31_536_000),
+    default: 1800,
+    description: 'idle sessions removed after this many seconds',
+  },
+  {
+    key: 'maxSessions',
+    flag: '--max-sessions',
+    env: 'MAX_SESSIONS',
+    kind: int(0, 100_000),
+    default: 100,
+    description: 'most sessions at once (429 above)',
+  },
+  {
+    key: 'validateResponses',
+    flag: '--validate-responses',
+    env: 'VALIDATE_RESPONSES',
+    kind: { type: 'boolean' },
+    default: false,
+    description: 'check every response against the spec at run time',
+  },
+];
+
+export const DEFAULT_OPTIONS: Options = Object.fromEntries(
+  OPTION_SPECS.map((s) => [s.key, s.default]),
+) as unknown as Options;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses one raw value (from a flag, env var or JSON) for the option; throws ConfigError naming the source. */
+export function parseOptionValue(spec: OptionSpec, raw: unknown, source: string): Options[keyof Options] {
+  const bad = (expected: string) =>
+    new ConfigError(`${source}: invalid value ${JSON.stringify(raw)}; expected ${expected}`);
+  switch (spec.kind.type) {
+    case 'integer': {
+      const n =
+        typeof raw === 'number'
+          ? raw
+          : typeof raw === 'string' && /^-?\d+$/.test(raw.trim())
+            ? Number(raw)
+            : Number.NaN;
+      if (!Number.isSafeInteger(n) || n < spec.kind.min || n > spec.kind.max) {
+        throw bad(`an integer from ${spec.kind.min} to ${spec.kind.max}`);
+      }
+      return n;
+    }
+    case 'boolean': {
+      if (typeof raw === 'boolean') return raw;
+      const s = String(raw).trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on', ''].includes(s)) return true;
+      if (['0', 'false', 'no', 'off'].includes(s)) return false;
+      throw bad('true or false');
+    }
+    case 'enum': {
+      if (typeof raw !== 'string' || !spec.kind.values.includes(raw))
+        throw bad(`one of ${spec.kind.values.join(', ')}`);
+      return raw;
+    }
+    case 'string': {
+      if (typeof raw !== 'string' || raw.length === 0) throw bad('a non-empty string');
+      return raw;
+    }
+  }
+}
+
+const SPEC_BY_KEY = new Map(OPTION_SPECS.map((s) => [s.key, s]));
+
+/**
+ * Merges partial options (programmatic API, admin settings) over a base, validating every value.
+ * Unknown keys are rejected so a typo never passes silently.
+ */
+export function resolveOptions(partial: Partial<Options> = {}, base: Options = DEFAULT_OPTIONS): Options {
+  const out: Options = { ...base };
+  for (const [key, value] of Object.entries(partial)) {
+    if (value === undefined) continue;
+    const spec = SPEC_BY_KEY.get(key as keyof Options);
+    if (!spec || !Object.hasOwn(DEFAULT_OPTIONS, key)) throw new ConfigError(`unknown option "${key}"`);
+    (out as unknown as Record<string, unknown>)[key] = parseOptionValue(spec, value, `option ${key}`);
+  }
+  return out;
+}
+
+/** Reads options from environment variables (only those set). */
+export function optionsFromEnv(env: NodeJS.ProcessEnv): Partial<Options> {
+  const out: Record<string, unknown> = {};
+  for (const spec of OPTION_SPECS) {
+    const raw = env[spec.env];
+    if (raw === undefined || raw === '') continue;
+    out[spec.key] = parseOptionValue(spec, raw, `environment variable ${spec.env}`);
+  }
+  return out as Partial<Options>;
+}
+
+export function pickSettings(options: Options): Settings {
+  return Object.fromEntries(SETTING_KEYS.map((k) => [k, options[k]])) as unknown as Settings;
+}

@@ -1,0 +1,123 @@
+/**
+ * The fake's data model. Documents use the live service's wire names so that a user can paste
+ * what the service returned into a fixture file.
+ *
+ * Every object that holds user-chosen keys (`details`, request bodies) is a null-prototype object,
+ * so a key such as `__proto__` is plain data and never reaches `Object.prototype`.
+ */
+
+/** The 19 template types the documentation lists for the `type` filter. */
+export const TEMPLATE_TYPES = [
+  'asset',
+  'active_directory',
+  'application',
+  'backup',
+  'email',
+  'file_sharing',
+  'contact',
+  'location',
+  'internet',
+  'lan',
+  'printing',
+  'remote_access',
+  'vendor',
+  'virtualization',
+  'voice',
+  'wireless',
+  'licencing',
+  'custom',
+  'ssl',
+] as const;
+
+export type TemplateType = (typeof TEMPLATE_TYPES)[number];
+
+export interface Organization {
+  id: number;
+  name: string;
+}
+
+export interface Client {
+  id: number;
+  organizationId: number;
+  name: string;
+}
+
+export interface TemplateField {
+  /** Lower-case words joined by underscores; other characters such as `/` may occur. */
+  key: string;
+  name: string;
+  description: string;
+}
+
+export interface Template {
+  id: number;
+  name: string;
+  type: TemplateType;
+  fields: TemplateField[];
+}
+
+/** The `value` of an object detail entry. Reference fields carry more keys (`id`), kept as sent. */
+export interface DetailValue {
+  type: string;
+  text: string;
+  [extra: string]: unknown;
+}
+
+/** A detail entry in its object form, as the PATCH body sends it. */
+export interface DetailObject {
+  name: string;
+  description: string;
+  value: DetailValue;
+  [extra: string]: unknown;
+}
+
+/**
+ * One entry of `details`: the object form, a plain string, null, or (for `tags`) an array.
+ * Stored exactly as loaded or written.
+ */
+export type DetailEntry = DetailObject | string | null | unknown[] | Record<string, unknown>;
+
+/** Keyed by field key; always a null-prototype object. */
+export type Details = Record<string, DetailEntry>;
+
+export interface Document {
+  id: number;
+  organization_id: number;
+  client_id: number;
+  templateId: number;
+  label: string;
+  description: string;
+  customId: string;
+  details: Details;
+  /** ISO 8601; set on load when absent and on every write. */
+  last_modified: string;
+}
+
+export interface ApiKey {
+  /** 64 hex characters in the live service. */
+  keyId: string;
+  secret: string;
+  organizationId: number;
+}
+
+/** A fixture set as a user writes it: every key optional (see spec/fixtures.schema.json). */
+export interface FixtureSet {
+  organizations?: Organization[];
+  clients?: Client[];
+  templates?: Array<
+    Omit<Template, 'fields'> & {
+      fields: Array<Omit<TemplateField, 'description'> & { description?: string }>;
+    }
+  >;
+  documents?: Array<Partial<Document> & Record<string, unknown>>;
+  apiKeys?: ApiKey[];
+}
+
+/** A complete, validated fixture set with every derived piece filled in. */
+export interface Dataset {
+  organizations: Organization[];
+  clients: Client[];
+  templates: Template[];
+  documents: Document[];
+  apiKeys: ApiKey[];
+}

@@ -1,0 +1,182 @@
+/**
+ * The one catalogue of error kinds. Each kind is defined once with its HTTP status, the vendor's
+ * code and a default message; the domain and the HTTP layer throw `ApiError`s of these kinds and a
+ * single error middleware renders them in the vendor's shape
+ * `{success:false, message, code, status, apiRequestUid, errors?}`.
+ *
+ * Status and code follow the vendor's published error table (see the README's decisions table).
+ */
+
+export interface ErrorKind {
+  status: number;
+  code: number;
+  message: string;
+  /** What the kind means, for the README and the catalogue test. */
+  meaning: string;
+}
+
+export const ERROR_KINDS = {
+  invalidBody: {
+    status: 400,
+    code: 0,
+    message: 'invalid request body',
+    meaning: 'the body breaks the contract',
+  },
+  malformedJson: {
+    status: 400,
+    code: 0,
+    message: 'malformed JSON body',
+    meaning: 'the body is not parseable',
+  },
+  unsupportedMediaType: {
+    status: 400,
+    code: 0,
+    message: 'unsupported content type',
+    meaning: 'the body is not JSON (or form-encoded where allowed)',
+  },
+  invalidId: {
+    status: 400,
+    code: 0,
+    message: 'invalid id',
+    meaning: 'a document id that is not a positive integer',
+  },
+  invalidBatch: {
+    status: 400,
+    code: 0,
+    message: 'invalid batch',
+    meaning: 'an item of a batch update is rejected',
+  },
+  unknownDetailKeys: {
+    status: 400,
+    code: 0,
+    message: 'unknown detail keys',
+    meaning: 'details keys that are neither template fields nor stored on the document',
+  },
+  missingCredentials: {
+    status: 401,
+    code: 1000,
+    message: 'Key verification failed',
+    meaning: 'x-key or x-hash header missing on token generation',
+  },
+  unknownKey: {
+    status: 401,
+    code: 1000,
+    message: 'Key verification failed: unknown key ID',
+    meaning: 'no API key with that ID (key ID and secret swapped?)',
+  },
+  hashMismatch: {
+    status: 401,
+    code: 1000,
+    message: 'Key verification failed: hash does not match',
+    meaning: 'x-hash is not the HMAC of content under the key secret',
+  },
+  invalidToken: {
+    status: 401,
+    code: 1006,
+    message: 'Invalid token',
+    meaning: 'missing, unknown, expired or revoked token',
+  },
+  adminUnauthorized: {
+    status: 401,
+    code: 1006,
+    message: 'Invalid admin token',
+    meaning: 'ADMIN_TOKEN is set and the admin call lacks the bearer token',
+  },
+  notFound: {
+    status: 403,
+    code: 0,
+    message: 'not found.',
+    meaning: 'a document that is missing or not visible',
+  },
+  invalidQuery: {
+    status: 404,
+    code: 0,
+    message: 'invalid data',
+    meaning: 'a query value outside its valid range',
+  },
+  routeNotFound: { status: 404, code: 0, message: 'Route not found', meaning: 'no such route' },
+  sessionNotFound: {
+    status: 404,
+    code: 0,
+    message: 'Session not found',
+    meaning: 'unknown or deleted session',
+  },
+  methodNotAllowed: {
+    status: 405,
+    code: 3000,
+    message: 'Method not allowed',
+    meaning: 'known path, wrong method',
+  },
+  payloadTooLarge: {
+    status: 413,
+    code: 0,
+    message: 'request body too large',
+    meaning: 'body over bodyLimit',
+  },
+  uriTooLong: {
+    status: 414,
+    code: 0,
+    message: 'request URI too long',
+    meaning: 'query string over maxQueryLength',
+  },
+  tooManySessions: { status: 429, code: 0, message: 'too many sessions', meaning: 'session cap reached' },
+  headersTooLarge: {
+    status: 431,
+    code: 0,
+    message: 'request headers too large',
+    meaning: 'headers over maxHeaderSize',
+  },
+  unexpected: {
+    status: 500,
+    code: 0,
+    message: 'Unexpected error',
+    meaning: 'a bug in the fake; never on bad input',
+  },
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorKindName = keyof typeof ERROR_KINDS;
+
+/** One violation of the contract, as listed in the `errors` array. */
+export interface Violation {
+  /** Where: `query.pageNum`, `header.x-key`, `path.documentId`, `body/0/templateUid`, ... */
+  location: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly kind: ErrorKindName;
+  readonly status: number;
+  readonly code: number;
+  readonly errors: Violation[] | undefined;
+
+  constructor(kind: ErrorKindName, message?: string, errors?: Violation[]) {
+    const def: ErrorKind = ERROR_KINDS[kind];
+    super(message ?? def.message);
+    this.name = 'ApiError';
+    this.kind = kind;
+    this.status = def.status;
+    this.code = def.code;
+    this.errors = errors;
+  }
+}
+
+export interface ErrorBody {
+  success: false;
+  message: string;
+  code: number;
+  status: number;
+  apiRequestUid: string;
+  errors?: Violation[];
+}
+
+export function toErrorBody(error: ApiError, apiRequestUid: string): ErrorBody {
+  const body: ErrorBody = {
+    success: false,
+    message: error.message,
+    code: error.code,
+    status: error.status,
+    apiRequestUid,
+  };
+  if (error.errors && error.errors.length > 0) body.errors = error.errors;
+  return body;
+}

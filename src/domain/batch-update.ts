@@ -1,0 +1,178 @@
+/**
+ * Batch PUT (replace) and PATCH (merge) of documents: plans the whole batch without touching the
+ * store, so one bad item rejects the batch and nothing is applied.
+ *
+ * - The body is one item or an array of items. Item: `{templateUid, id?, title, clientId?,
+ *   description?, customId?, details?}`; `clientID` is read when `clientId` is absent.
+ * - Blank id (`""`, `null`, absent) creates a document with id = highest id + 1; its client
+ *   defaults to the organization's client with the lowest id.
+ * - An existing id must be a document of the caller's organization (otherwise `not found.`, the
+ *   same for missing and foreign ones) whose template is `templateUid`.
+ * - The same id twice in one batch is applied in order: a later item sees the result of the
+ *   earlier ones, and the document is written once with the final result.
+ * - replace: label = title, description/customId = sent or "", details rebuilt with the single
+ *   PATCH's semantics when `details` is sent. merge: only what is sent changes.
+ */
+import { ApiError, type Violation } from '../errors.js';
+import { buildDetails, type DetailsMode, isPlainObject, nullObject } from './details-patch.js';
+import { parseTemplateUid } from './list-query.js';
+import type { Catalog, DocumentStore } from './store.js';
+import type { Document } from './types.js';
+
+export interface BatchEnv {
+  organizationId: number;
+  store: DocumentStore;
+  catalog: Catalog;
+  maxBatchItems: number;
+  unknownDetailKeys: 'reject' | 'accept';
+  /** `last_modified` of every written document. */
+  nowIso: string;
+}
+
+export interface BatchPlan {
+  /** The documents to store, one per id, in the order first touched. */
+  writes: Document[];
+  created: number[];
+  updated: number[];
+}
+
+interface Problem extends Violation {
+  index: number;
+  notFound: boolean;
+}
+
+const isBlankId = (id: unknown): boolean => id === undefined || id === null || id === '';
+
+function optionalString(item: Record<string, unknown>, field: string): string | undefined | null {
+  const value = item[field];
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : null;
+}
+
+export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): BatchPlan {
+  const single = isPlainObject(body);
+  if (!single && !Array.isArray(body)) {
+    throw new ApiError('invalidBody', 'the batch body must be an object or an array of objects');
+  }
+  const items: unknown[] = single ? [body] : (body as unknown[]);
+  if (items.length > env.maxBatchItems) {
+    throw new ApiError(
+      'invalidBatch',
+      `the batch has ${items.length} items; at most ${env.maxBatchItems} are allowed (maxBatchItems)`,
+    );
+  }
+  const { organizationId: org, store, catalog } = env;
+  const pending = new Map<number, Document>();
+  const createdSet = new Set<number>();
+  const updatedSet = new Set<number>();
+  const problems: Problem[] = [];
+  let nextId = store.nextId();
+
+  items.forEach((item, index) => {
+    const base = single ? 'body' : `body/${index}`;
+    const local: Problem[] = [];
+    const problem = (field: string | undefined, message: string, notFound = false): void => {
+      local.push({ index, location: field ? `${base}/${field}` : base, message, notFound });
+    };
+    if (!isPlainObject(item)) {
+      problems.push({ index, location: base, message: 'must be an object', notFound: false });
+      return;
+    }
+
+    const templateId = parseTemplateUid(item.templateUid);
+    if (templateId === undefined)
+      problem('templateUid', 'templateUid must be TPL-<number>, tpl-<number> or a number');
+    const title = item.title;
+    if (typeof title !== 'string' || title.length === 0) problem('title', 'title must be a non-empty string');
+    const description = optionalString(item, 'description');
+    if (description === null) problem('description', 'description must be a string');
+    const customId = optionalString(item, 'customId');
+    if (customId === null) problem('customId', 'customId must be a string');
+
+    const clientField = Object.hasOwn(item, 'clientId') ? 'clientId' : 'clientID';
+    const rawClient = item[clientField];
+    let clientId: number | undefined;
+    if (rawClient !== undefined && rawClient !== null) {
+      const client = typeof rawClient === 'number' ? catalog.clients.get(rawClient) : undefined;
+      if (client?.organizationId === org) clientId = client.id;
+      else problem(clientField, `client ${JSON.stringify(rawClient)} is not a client of this organization`);
+    }
+    const detailsSent = Object.hasOwn(item, 'details') && item.details !== undefined;
+
+    let existing: Document | undefined;
+    const rawId = item.id;
+    if (!isBlankId(rawId)) {
+      if (typeof rawId !== 'number' || !Number.isSafeInteger(rawId) || rawId < 1) {
+        problem('id', 'id must be a positive integer, or blank to create a document');
+      } else {
+        const doc = pending.get(rawId) ?? store.get(rawId);
+        if (doc?.organization_id !== org) problem('id', `document ${rawId}: not found.`, true);
+        else if (templateId !== undefined && doc.templateId !== templateId) {
+          problem(
+            'templateUid',
+            `document ${rawId} uses template tpl-${doc.templateId}, not tpl-${templateId}`,
+          );
+        } else existing = doc;
+      }
+    } else {
+      if (templateId !== undefined && !catalog.templates.has(templateId)) {
+        problem('templateUid', `unknown template tpl-${templateId}`);
+      }
+      const clientSent = rawClient !== undefined && rawClient !== null;
+      if (!clientSent && !catalog.firstClient.has(org)) {
+        problem('clientId', 'the organization has no client; send clientId');
+      }
+    }
+    if (local.length > 0 || templateId === undefined || typeof title !== 'string') {
+      problems.push(...local);
+      return;
+    }
+
+    const template = catalog.templates.get(templateId);
+    const outcome =
+      detailsSent || !existing
+        ? buildDetails({
+            current: existing?.details,
+            body: detailsSent ? item.details : nullObject(),
+            template,
+            mode,
+            unknownDetailKeys: env.unknownDetailKeys,
+            location: `${base}/details`,
+          })
+        : undefined;
+    if (outcome && outcome.problems.length > 0) {
+      for (const p of outcome.problems) problems.push({ ...p, index, notFound: false });
+      return;
+    }
+    const prior = mode === 'merge' ? existing : undefined;
+    const doc: Document = {
+      id: existing?.id ?? nextId++,
+      organization_id: org,
+      client_id: clientId ?? existing?.client_id ?? catalog.firstClient.get(org)?.id ?? 0,
+      templateId,
+      label: title,
+      description: description ?? prior?.description ?? '',
+      customId: customId ?? prior?.customId ?? '',
+      details: outcome?.details ?? existing?.details ?? nullObject(),
+      last_modified: env.nowIso,
+    };
+    pending.set(doc.id, doc);
+    if (!existing) createdSet.add(doc.id);
+    else if (!createdSet.has(doc.id)) updatedSet.add(doc.id);
+  });
+
+  if (problems.length > 0) throw batchError(problems);
+  return { writes: [...pending.values()], created: [...createdSet], updated: [...updatedSet] };
+}
+
+function batchError(problems: Problem[]): ApiError {
+  const errors: Violation[] = problems.map(({ location, message }) => ({ location, message }));
+  if (problems.every((p) => p.notFound)) return new ApiError('notFound', 'not found.', errors);
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
+  return new ApiError(
+    'invalidBatch',
+    `item ${first?.index ?? 0}: ${first?.message ?? 'invalid'}${more}`,
+    errors,
+  );
+}

@@ -1,0 +1,139 @@
+/**
+ * Building a document's new `details` from a request body, without touching the stored ones.
+ *
+ * - replace (PATCH one document, batch PUT): template fields absent from the body become `null`;
+ *   stored entries that are not template fields (`tags`, plain strings) stay unless the body sends
+ *   them.
+ * - merge (batch PATCH): keys sent are set, every other entry stays as it is.
+ * - A key is known if it is a template field or already stored on the document; unknown keys are
+ *   reported (or accepted, per the `unknownDetailKeys` setting).
+ * - A new document starts with every template field `null`, so both modes agree on creation.
+ *
+ * Every object built here (the details and every object inside a sent entry) is a
+ * null-prototype copy, so keys such as `__proto__` are plain data and the caller's body is never
+ * shared with the store.
+ */
+import type { Violation } from '../errors.js';
+import type { TemplateInfo } from './store.js';
+import type { DetailEntry, Details } from './types.js';
+
+export type DetailsMode = 'replace' | 'merge';
+
+export interface DetailsInput {
+  /** Stored details; undefined for a document being created. */
+  current: Details | undefined;
+  /** The sent details (the PATCH body, or a batch item's `details`). */
+  body: unknown;
+  template: TemplateInfo | undefined;
+  mode: DetailsMode;
+  unknownDetailKeys: 'reject' | 'accept';
+  /** JSON-pointer-like location of the body for violations: `body`, `body/0/details`. */
+  location: string;
+}
+
+export interface DetailsOutcome {
+  details: Details;
+  /** Unknown keys that were rejected (empty when accepted or none). */
+  unknownKeys: string[];
+  /** Every problem, unknown keys included; the details must not be stored unless this is empty. */
+  problems: Violation[];
+}
+
+/** Nesting deeper than this inside one entry is rejected (keeps the recursive copy far from the stack limit). */
+export const MAX_DETAIL_DEPTH = 32;
+
+export function nullObject<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON-pointer escaping of one path segment (`~` → `~0`, `/` → `~1`). */
+export function pointerSegment(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+type Copy = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** A null-prototype deep copy of a JSON value; refuses non-JSON values and deep nesting. */
+export function copyJson(value: unknown, depth = 0): Copy {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return { ok: true, value };
+  if (typeof value === 'number') {
+    return Number.isFinite(value) ? { ok: true, value } : { ok: false, message: 'must be a finite number' };
+  }
+  if (typeof value !== 'object') return { ok: false, message: 'must be a JSON value' };
+  if (depth >= MAX_DETAIL_DEPTH)
+    return { ok: false, message: `nested deeper than ${MAX_DETAIL_DEPTH} levels` };
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) {
+      const c = copyJson(item, depth + 1);
+      if (!c.ok) return c;
+      out.push(c.value);
+    }
+    return { ok: true, value: out };
+  }
+  const out = nullObject<unknown>();
+  for (const key of Object.keys(value)) {
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (item === undefined) continue;
+    const c = copyJson(item, depth + 1);
+    if (!c.ok) return c;
+    out[key] = c.value;
+  }
+  return { ok: true, value: out };
+}
+
+export function buildDetails(input: DetailsInput): DetailsOutcome {
+  const { current, body, template, mode, location } = input;
+  const problems: Violation[] = [];
+  const unknownKeys: string[] = [];
+  const out = nullObject<DetailEntry>();
+  if (!isPlainObject(body)) {
+    problems.push({ location, message: 'details must be an object keyed by detail field key' });
+    return { details: out, unknownKeys, problems };
+  }
+  const fieldSet = template?.fieldSet ?? new Set<string>();
+  const sent = (key: string): boolean => Object.hasOwn(body, key) && body[key] !== undefined;
+  const take = (key: string): void => {
+    const c = copyJson(body[key]);
+    if (c.ok) out[key] = c.value as DetailEntry;
+    else problems.push({ location: `${location}/${pointerSegment(key)}`, message: c.message });
+  };
+
+  if (current) {
+    for (const key of Object.keys(current)) {
+      if (sent(key)) take(key);
+      else if (mode === 'replace' && fieldSet.has(key)) out[key] = null;
+      else out[key] = current[key] ?? null;
+    }
+  }
+  if (!current || mode === 'replace') {
+    for (const key of template?.fieldKeys ?? []) {
+      if (Object.hasOwn(out, key)) continue;
+      if (sent(key)) take(key);
+      else out[key] = null;
+    }
+  }
+  for (const key of Object.keys(body)) {
+    if (Object.hasOwn(out, key) || !sent(key)) continue;
+    const known = fieldSet.has(key);
+    if (!known && input.unknownDetailKeys === 'reject') {
+      unknownKeys.push(key);
+      problems.push({
+        location: `${location}/${pointerSegment(key)}`,
+        message: `unknown detail key "${key}": not a field of the template and not stored on the document`,
+      });
+      continue;
+    }
+    take(key);
+  }
+  return { details: out, unknownKeys, problems };
+}
+
+/** `"a", "b"`: keys quoted for a message. */
+export function quoteKeys(keys: readonly string[]): string {
+  return keys.map((k) => JSON.stringify(k)).join(', ');
+}

@@ -1,0 +1,242 @@
+/**
+ * `Fake`: one whole isolated fake instance (catalogue, document store, tokens, clock, settings
+ * and the reset point). Pure TypeScript; the HTTP layer adapts requests to these methods and
+ * renders the `ApiError`s they throw.
+ *
+ * Documents are immutable and shared between the live store and the reset point; every write
+ * stores a new object. Objects returned by the read methods (`getDocument().details`,
+ * `snapshot().documents`) are the stored ones: serialise them, never mutate them.
+ */
+import type { Settings } from '../config.js';
+import { ApiError } from '../errors.js';
+import { planBatch } from './batch-update.js';
+import { Clock } from './clock.js';
+import { buildDetails, isPlainObject, quoteKeys } from './details-patch.js';
+import {
+  type DocumentSummary,
+  type ListQuery,
+  queryDocuments,
+  SearchIndex,
+  toSummary,
+} from './list-query.js';
+import { buildBase, Catalog, DocumentStore, type StoreBase } from './store.js';
+import { computeHash, hashMatches, TokenStore } from './tokens.js';
+import type { Dataset, Details, Document } from './types.js';
+
+export type { DocumentSummary, ListQuery } from './list-query.js';
+
+export interface Principal {
+  organizationId: number;
+  keyId: string;
+}
+
+export interface TokenRequest {
+  keyId: string;
+  hash: string;
+  scope: string;
+  content: string;
+}
+
+export interface TokenResult {
+  success: true;
+  access_token: string;
+  refresh_token: string;
+  expiry_time: number;
+}
+
+export interface DocumentRead {
+  /** `tpl-<template id>` */
+  templateUid: string;
+  id: number;
+  details: Details;
+}
+
+const SCOPES: ReadonlySet<string> = new Set(['docs_api', 'docs-api']);
+
+/** A loaded dataset with everything derived from it; the reset point. */
+interface Loaded {
+  dataset: Dataset;
+  base: StoreBase;
+  catalog: Catalog;
+  search: SearchIndex;
+}
+
+function prepare(dataset: Dataset): Loaded {
+  const copy: Dataset = {
+    organizations: [...dataset.organizations],
+    clients: [...dataset.clients],
+    templates: [...dataset.templates],
+    documents: [...dataset.documents],
+    apiKeys: [...dataset.apiKeys],
+  };
+  const catalog = new Catalog(copy);
+  return { dataset: copy, base: buildBase(copy.documents), catalog, search: new SearchIndex(catalog) };
+}
+
+/** A document id from the path: a positive safe integer written in decimal digits. */
+export function parseDocumentId(raw: string): number {
+  const text = String(raw);
+  const id = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(id) || id < 1) throw new ApiError('invalidId');
+  return id;
+}
+
+export class Fake {
+  /** Mutable at run time (admin API); read on every call. */
+  settings: Settings;
+  readonly clock: Clock;
+  #loaded: Loaded;
+  #store: DocumentStore;
+  readonly #tokens = new TokenStore();
+
+  constructor(dataset: Dataset, settings: Settings, clock: Clock = new Clock()) {
+    this.settings = { ...settings };
+    this.clock = clock;
+    this.#loaded = prepare(dataset);
+    this.#store = new DocumentStore(this.#loaded.base);
+  }
+
+  issueToken(req: TokenRequest): TokenResult {
+    if (typeof req.scope !== 'string' || !SCOPES.has(req.scope)) {
+      throw new ApiError('invalidBody', 'scope must be docs_api or docs-api');
+    }
+    if (typeof req.content !== 'string') throw new ApiError('invalidBody', 'content must be a string');
+    const { catalog } = this.#loaded;
+    const keyId = String(req.keyId);
+    const key = catalog.keysById.get(keyId);
+    if (!key) {
+      const prefix = keyId.length > 8 ? `${keyId.slice(0, 8)}...` : keyId;
+      const swapped = catalog.keysBySecret.has(keyId)
+        ? '; the value sent as x-key is a secret access key: are key ID and secret swapped?'
+        : '';
+      throw new ApiError('unknownKey', `Key verification failed: unknown key ID "${prefix}"${swapped}`);
+    }
+    const encoding = this.settings.hashEncoding;
+    if (!hashMatches(computeHash(key.secret, req.content), String(req.hash), encoding)) {
+      throw new ApiError(
+        'hashMismatch',
+        `Key verification failed: hash does not match (expected the ${encoding === 'base64' ? 'base64' : 'hex'} ` +
+          'HMAC-SHA256 of content keyed with the secret access key)',
+      );
+    }
+    const now = this.clock.nowSeconds();
+    const issued = this.#tokens.issue(key.organizationId, key.keyId, now, this.settings.tokenTtlSeconds);
+    return {
+      success: true,
+      access_token: issued.accessToken,
+      refresh_token: issued.refreshToken,
+      expiry_time: issued.expiry,
+    };
+  }
+
+  authenticate(token: string | undefined): Principal {
+    const grant = this.#tokens.check(token, this.clock.nowSeconds());
+    return { organizationId: grant.organizationId, keyId: grant.keyId };
+  }
+
+  listDocuments(p: Principal, q: ListQuery): DocumentSummary[] {
+    const { catalog, search } = this.#loaded;
+    const orders = this.#store.ordersOf(p.organizationId);
+    return queryDocuments(orders, q, catalog, search, this.settings).map((doc) => toSummary(doc, catalog));
+  }
+
+  getDocument(p: Principal, documentId: string): DocumentRead {
+    const doc = this.#visible(p, documentId);
+    return { templateUid: `tpl-${doc.templateId}`, id: doc.id, details: doc.details };
+  }
+
+  /** Replaces the document's details (see details-patch.ts); atomic. */
+  patchDocument(p: Principal, documentId: string, body: Record<string, unknown>): void {
+    const doc = this.#visible(p, documentId);
+    if (!isPlainObject(body))
+      throw new ApiError('invalidBody', 'the body must be an object keyed by detail field key');
+    const outcome = buildDetails({
+      current: doc.details,
+      body,
+      template: this.#loaded.catalog.templates.get(doc.templateId),
+      mode: 'replace',
+      unknownDetailKeys: this.settings.unknownDetailKeys,
+      location: 'body',
+    });
+    if (outcome.unknownKeys.length > 0) {
+      throw new ApiError(
+        'unknownDetailKeys',
+        `unknown detail keys ${quoteKeys(outcome.unknownKeys)}: neither fields of template tpl-${doc.templateId} ` +
+          `nor stored on document ${doc.id}`,
+        outcome.problems,
+      );
+    }
+    const first = outcome.problems[0];
+    if (first) throw new ApiError('invalidBody', `${first.location}: ${first.message}`, outcome.problems);
+    this.#store.put({ ...doc, details: outcome.details, last_modified: this.#nowIso() });
+  }
+
+  /** Batch PUT (`replace`) or PATCH (`merge`); see batch-update.ts. Atomic. */
+  batchUpdate(
+    p: Principal,
+    body: unknown,
+    mode: 'replace' | 'merge',
+  ): { created: number[]; updated: number[] } {
+    const plan = planBatch(
+      {
+        organizationId: p.organizationId,
+        store: this.#store,
+        catalog: this.#loaded.catalog,
+        maxBatchItems: this.settings.maxBatchItems,
+        unknownDetailKeys: this.settings.unknownDetailKeys,
+        nowIso: this.#nowIso(),
+      },
+      body,
+      mode,
+    );
+    for (const doc of plan.writes) this.#store.put(doc);
+    return { created: plan.created, updated: plan.updated };
+  }
+
+  /** Invalidates every token issued so far; returns how many access tokens were still usable. */
+  revokeTokens(): number {
+    return this.#tokens.revokeAll(this.clock.nowSeconds());
+  }
+
+  /** Back to the reset point: documents as loaded, no tokens, real time. Settings stay. */
+  reset(): void {
+    this.#store = new DocumentStore(this.#loaded.base);
+    this.#tokens.clear();
+    this.clock.reset();
+  }
+
+  /** Replaces the whole state with `dataset` and makes it the new reset point. */
+  load(dataset: Dataset): void {
+    const loaded = prepare(dataset);
+    this.#loaded = loaded;
+    this.#store = new DocumentStore(loaded.base);
+    this.#tokens.clear();
+    this.clock.reset();
+  }
+
+  /** The current state; documents in load order, then creation order. */
+  snapshot(): Dataset {
+    const { dataset } = this.#loaded;
+    return {
+      organizations: [...dataset.organizations],
+      clients: [...dataset.clients],
+      templates: [...dataset.templates],
+      documents: this.#store.all(),
+      apiKeys: [...dataset.apiKeys],
+    };
+  }
+
+  documentCount(): number {
+    return this.#store.count();
+  }
+
+  #visible(p: Principal, documentId: string): Document {
+    const doc = this.#store.get(parseDocumentId(documentId));
+    if (doc?.organization_id !== p.organizationId) throw new ApiError('notFound');
+    return doc;
+  }
+
+  #nowIso(): string {
+    return new Date(this.clock.nowMs()).toISOString();
+  }
+}

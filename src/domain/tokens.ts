@@ -1,0 +1,121 @@
+/**
+ * Hashing of token requests and the store of issued tokens.
+ *
+ * `x-hash` is HMAC-SHA256 keyed with the secret access key over the exact `content` string; the
+ * live service's clients send it as lower-case hex. Comparisons are constant-time.
+ *
+ * Tokens are opaque random strings bound to the key's organization. A refresh token is issued
+ * with every access token but is never accepted as an access token (the service documents no
+ * refresh call). The store prunes expired tokens from its oldest end on every issue and holds at
+ * most `MAX_TOKENS` entries (oldest dropped first), so it cannot grow without bound.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../errors.js';
+
+/** Lower-case hex HMAC-SHA256 of `content` keyed with `secret`. */
+export function computeHash(secret: string, content: string): string {
+  return createHmac('sha256', secret).update(content, 'utf8').digest('hex');
+}
+
+/**
+ * Whether `given` is the digest `expectedHex` in the configured encoding: `hex` (either case),
+ * `base64` (the same digest, standard base64 with padding), or `any` (no check).
+ */
+export function hashMatches(expectedHex: string, given: string, encoding: 'hex' | 'base64' | 'any'): boolean {
+  if (encoding === 'any') return true;
+  if (typeof given !== 'string') return false;
+  const expected =
+    encoding === 'hex' ? expectedHex.toLowerCase() : Buffer.from(expectedHex, 'hex').toString('base64');
+  const candidate = encoding === 'hex' ? given.toLowerCase() : given;
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(candidate, 'utf8');
+  if (a.length !== b.length) {
+    // Still spend a comparison so a wrong length costs about as much as a wrong digest.
+    timingSafeEqual(a, a);
+    return false;
+  }
+  return timingSafeEqual(a, b);
+}
+
+/** What a token stands for. */
+export interface TokenGrant {
+  organizationId: number;
+  keyId: string;
+  /** Unix seconds; the token is expired when the clock reads this value or later. */
+  expiry: number;
+  kind: 'access' | 'refresh';
+  revoked: boolean;
+}
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  expiry: number;
+}
+
+/** Most tokens (access and refresh together) kept at once. */
+export const MAX_TOKENS = 100_000;
+
+function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export class TokenStore {
+  /** Insertion-ordered, so the oldest tokens come first. */
+  readonly #grants = new Map<string, TokenGrant>();
+
+  issue(organizationId: number, keyId: string, nowSeconds: number, ttlSeconds: number): IssuedTokens {
+    this.#prune(nowSeconds);
+    const expiry = nowSeconds + ttlSeconds;
+    const accessToken = newToken();
+    const refreshToken = newToken();
+    this.#grants.set(accessToken, { organizationId, keyId, expiry, kind: 'access', revoked: false });
+    this.#grants.set(refreshToken, { organizationId, keyId, expiry, kind: 'refresh', revoked: false });
+    return { accessToken, refreshToken, expiry };
+  }
+
+  /** The grant of a usable access token; throws `invalidToken` naming why it is not usable. */
+  check(token: string | undefined, nowSeconds: number): TokenGrant {
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new ApiError('invalidToken', 'Invalid token: no access token sent');
+    }
+    const grant = this.#grants.get(token);
+    if (!grant) throw new ApiError('invalidToken', 'Invalid token: unknown token');
+    if (grant.kind === 'refresh') {
+      throw new ApiError('invalidToken', 'Invalid token: a refresh token cannot be used as an access token');
+    }
+    if (grant.revoked) throw new ApiError('invalidToken', 'Invalid token: token revoked');
+    if (nowSeconds >= grant.expiry) throw new ApiError('invalidToken', 'Invalid token: token expired');
+    return grant;
+  }
+
+  /** Revokes every token issued so far; returns how many access tokens were still usable. */
+  revokeAll(nowSeconds: number): number {
+    let live = 0;
+    for (const grant of this.#grants.values()) {
+      if (grant.kind === 'access' && !grant.revoked && nowSeconds < grant.expiry) live++;
+      grant.revoked = true;
+    }
+    return live;
+  }
+
+  clear(): void {
+    this.#grants.clear();
+  }
+
+  /** Tokens held (access and refresh, including expired ones not pruned yet). */
+  get size(): number {
+    return this.#grants.size;
+  }
+
+  /**
+   * Drops expired tokens from the oldest end and the oldest tokens beyond the cap. Amortised
+   * O(1) per issue: every token is deleted at most once.
+   */
+  #prune(nowSeconds: number): void {
+    for (const [token, grant] of this.#grants) {
+      if (nowSeconds < grant.expiry && this.#grants.size < MAX_TOKENS - 1) break;
+      this.#grants.delete(token);
+    }
+  }
+}

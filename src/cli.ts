@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { ConfigError, OPTION_SPECS, type Options, optionsFromEnv, parseOptionValue } from './config.js';
+import { FixtureError } from './domain/fixtures/fixture-error.js';
+import { createMockServer, type MockServer } from './index.js';
+
+/** The command line: the only place (with the Docker entry point) that reads the environment and listens. */
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+function buildCommand(): Command {
+  const command = new Command('passportal-docs-fake')
+    .description('A faithful fake of the Passportal Documents API v2 for contract testing.')
+    .version(pkg.version)
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      '\nEvery option can also be set by its environment variable; a flag wins over the variable.\n' +
+        'Docs: README.md. Admin API: /__admin (see /openapi.yaml, tag admin).',
+    );
+  for (const spec of OPTION_SPECS) {
+    const shown = spec.default === undefined ? 'none' : JSON.stringify(spec.default);
+    const takesValue = spec.kind.type !== 'boolean';
+    const option = new Option(
+      takesValue ? `${spec.flag} <value>` : `${spec.flag} [value]`,
+      `${spec.description} (env ${spec.env}, default ${shown})`,
+    );
+    command.addOption(option);
+  }
+  return command;
+}
+
+/** Parses argv and env into options: flags over environment variables over defaults. */
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Options> {
+  const command = buildCommand();
+  command.exitOverride();
+  command.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  command.parse(argv, { from: 'user' });
+  const flags = command.opts<Record<string, unknown>>();
+  const fromEnv = optionsFromEnv(env);
+  const out: Record<string, unknown> = { ...fromEnv };
+  for (const spec of OPTION_SPECS) {
+    const camel = spec.flag.slice(2).replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const raw = flags[camel];
+    if (raw === undefined) continue;
+    out[spec.key] = parseOptionValue(spec, raw === true ? 'true' : raw, `option ${spec.flag}`);
+  }
+  return out as Partial<Options>;
+}
+
+function logStartup(mock: MockServer, url: string): void {
+  const keys = mock.root.fake
+    .snapshot()
+    .apiKeys.map((k) => ({ organizationId: k.organizationId, keyId: k.keyId, secret: k.secret }));
+  mock.logger.info(
+    {
+      url,
+      adminUrl: `${url}/__admin`,
+      fixtures: mock.fixtureSource,
+      documents: mock.root.fake.documentCount(),
+      apiKeys: keys.slice(0, 10),
+      admin: mock.options.adminToken ? 'protected by ADMIN_TOKEN' : 'open (set ADMIN_TOKEN to protect it)',
+    },
+    `Passportal Documents API fake listening on ${url}`,
+  );
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let options: Partial<Options>;
+  try {
+    options = parseCommandLine(argv, env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 2;
+    }
+    const code = (error as { exitCode?: number }).exitCode;
+    if (typeof code === 'number') return code;
+    throw error;
+  }
+  let mock: MockServer;
+  try {
+    mock = await createMockServer(options);
+  } catch (error) {
+    if (error instanceof FixtureError || error instanceof ConfigError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const url = await mock.listen();
+  logStartup(mock, url);
+  const stop = (signal: string) => {
+    mock.logger.info({ signal }, 'shutting down');
+    void mock.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  return -1;
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,56 @@
+import type { ErrorRequestHandler } from 'express';
+import { ApiError, type ErrorKindName, toErrorBody } from '../errors.js';
+
+/** body-parser and http-errors failures carry a `type`; map each to a kind of the catalogue. */
+const PARSER_ERRORS: Record<string, ErrorKindName> = {
+  'entity.too.large': 'payloadTooLarge',
+  'entity.parse.failed': 'malformedJson',
+  'encoding.unsupported': 'unsupportedMediaType',
+  'charset.unsupported': 'unsupportedMediaType',
+  'request.size.invalid': 'invalidBody',
+  'entity.verify.failed': 'invalidBody',
+  'parameters.too.many': 'invalidBody',
+};
+
+interface HttpLikeError {
+  type?: unknown;
+  status?: unknown;
+  statusCode?: unknown;
+  message?: unknown;
+}
+
+/** Converts anything thrown into an ApiError; unknown failures become `unexpected` (a bug). */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = (error ?? {}) as HttpLikeError;
+  const kind = typeof e.type === 'string' ? PARSER_ERRORS[e.type] : undefined;
+  if (kind === 'malformedJson') {
+    return new ApiError(kind, `malformed JSON body: ${String(e.message ?? '')}`, [
+      { location: 'body', message: 'is not valid JSON' },
+    ]);
+  }
+  if (kind) return new ApiError(kind, undefined, [{ location: 'body', message: String(e.message ?? kind) }]);
+  const status = Number(e.status ?? e.statusCode);
+  if (status === 413) return new ApiError('payloadTooLarge');
+  if (status >= 400 && status < 500) return new ApiError('invalidBody', String(e.message ?? 'bad request'));
+  return new ApiError('unexpected');
+}
+
+export interface ErrorHandlerOptions {
+  /** Called for failures that are the fake's own fault (status 500), with the original error. */
+  onUnexpected: (error: unknown) => void;
+}
+
+/** The single place that renders errors, always in the vendor's shape. */
+export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): ErrorRequestHandler {
+  return (error, _req, res, _next) => {
+    const apiError = toApiError(error);
+    if (apiError.kind === 'unexpected') onUnexpected(error);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const requestId = typeof res.locals.requestId === 'string' ? res.locals.requestId : 'unknown';
+    res.status(apiError.status).json(toErrorBody(apiError, requestId));
+  };
+}

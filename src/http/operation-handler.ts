@@ -1,0 +1,29 @@
+import type { Principal } from '../domain/fake.js';
+import type { Instance } from './instance.js';
+import type { Operation } from './operations.js';
+import type { ValidRequest } from './request-validator.js';
+
+/** A plain request, already checked against the spec: what a handler sees. */
+export interface OperationContext {
+  operation: Operation;
+  instance: Instance;
+  /** Set for operations that need an access token. */
+  principal: Principal | undefined;
+  request: ValidRequest;
+  headers: Record<string, string | string[] | undefined>;
+  /** The vendor's request identifier for this request (also in error bodies). */
+  requestId: string;
+  /** Where this instance is served: `http://host:port` or `http://host:port/sessions/{id}`. */
+  baseUrl: string;
+}
+
+/** A plain response; the router sends it. */
+export interface OperationResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type OperationHandler = (context: OperationContext) => OperationResult | Promise<OperationResult>;
+
+export type HandlerTable = Partial<Record<string, OperationHandler>>;

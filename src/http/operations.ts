@@ -1,0 +1,89 @@
+import { type OpenApiDocument, resolveRef } from './spec-document.js';
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export interface ParameterDef {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  schema: Record<string, unknown>;
+  /** `x-case-insensitive`: the value is lower-cased before it is checked and handed on. */
+  caseInsensitive: boolean;
+  /** `x-expected`: how to describe a valid value in an error message. */
+  expected: string | undefined;
+}
+
+export interface RequestBodyDef {
+  required: boolean;
+  /** Media type → schema. */
+  content: Map<string, Record<string, unknown>>;
+}
+
+export interface Operation {
+  operationId: string;
+  method: HttpMethod;
+  /** As the spec writes it: `/api/v2/documents/{documentId}`. */
+  path: string;
+  /** The same in Express syntax: `/api/v2/documents/:documentId`. */
+  routePath: string;
+  tags: string[];
+  parameters: ParameterDef[];
+  requestBody: RequestBodyDef | undefined;
+  /** The raw operation object, for the fallback mocker and response checks. */
+  raw: Record<string, unknown>;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function toParameter(document: OpenApiDocument, raw: unknown): ParameterDef {
+  const p = resolveRef<Obj>(document, raw);
+  const location = p.in as ParameterDef['in'];
+  return {
+    name: location === 'header' ? String(p.name).toLowerCase() : String(p.name),
+    in: location,
+    required: p.required === true || location === 'path',
+    schema: isObj(p.schema) ? p.schema : {},
+    caseInsensitive: p['x-case-insensitive'] === true,
+    expected: typeof p['x-expected'] === 'string' ? p['x-expected'] : undefined,
+  };
+}
+
+/** Every operation of the spec, in the order the spec lists them. */
+export function listOperations(document: OpenApiDocument): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, rawItem] of Object.entries(document.paths)) {
+    const item = resolveRef<Obj>(document, rawItem);
+    const shared = Array.isArray(item.parameters) ? item.parameters : [];
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!isObj(op)) continue;
+      const byKey = new Map<string, ParameterDef>();
+      for (const raw of [...shared, ...(Array.isArray(op.parameters) ? op.parameters : [])]) {
+        const param = toParameter(document, raw);
+        byKey.set(`${param.in}:${param.name}`, param);
+      }
+      let requestBody: RequestBodyDef | undefined;
+      if (op.requestBody !== undefined) {
+        const body = resolveRef<Obj>(document, op.requestBody);
+        const content = new Map<string, Obj>();
+        for (const [mediaType, media] of Object.entries(isObj(body.content) ? body.content : {})) {
+          content.set(mediaType.toLowerCase(), isObj(media) && isObj(media.schema) ? media.schema : {});
+        }
+        requestBody = { required: body.required === true, content };
+      }
+      operations.push({
+        operationId: typeof op.operationId === 'string' ? op.operationId : `${method} ${path}`,
+        method,
+        path,
+        routePath: path.replace(/\{([^}]+)\}/g, ':$1'),
+        tags: Array.isArray(op.tags) ? op.tags.map(String) : [],
+        parameters: [...byKey.values()],
+        requestBody,
+        raw: op,
+      });
+    }
+  }
+  return operations;
+}

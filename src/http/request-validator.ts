@@ -1,0 +1,253 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { ApiError, type Violation } from '../errors.js';
+import type { Operation, ParameterDef } from './operations.js';
+import type { OpenApiDocument } from './spec-document.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** The base URI under which the whole spec is registered, so `$ref`s into components resolve. */
+const SPEC_URI = 'https://passportal-docs-fake.local/openapi.json';
+
+export interface RawRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed body, `undefined` when none was sent. */
+  body: unknown;
+  /** The request's media type without parameters, lower-cased; undefined when absent. */
+  mediaType: string | undefined;
+}
+
+/** What a handler receives: values checked against the spec (query values coerced to their types). */
+export interface ValidRequest {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export type RequestValidator = (request: RawRequest) => ValidRequest;
+
+/** Qualifies local `$ref`s so a schema lifted out of the spec still resolves against it. */
+function qualifyRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(qualifyRefs);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    out[key] =
+      key === '$ref' && typeof inner === 'string' && inner.startsWith('#')
+        ? SPEC_URI + inner
+        : qualifyRefs(inner);
+  }
+  return out;
+}
+
+/**
+ * Builds two Ajv instances over one spec: parameters arrive as strings and are coerced to their
+ * declared types; bodies arrive typed (JSON) and are never coerced, so `"5"` is not an integer there.
+ */
+export function createValidatorFactory(document: OpenApiDocument) {
+  const make = (coerceTypes: boolean) => {
+    const ajv = new Ajv2020({
+      allErrors: true,
+      strict: false,
+      coerceTypes,
+      useDefaults: false,
+      validateFormats: true,
+    });
+    addFormats(ajv);
+    ajv.addSchema(document as object, SPEC_URI, undefined, false);
+    return ajv;
+  };
+  const paramAjv = make(true);
+  const bodyAjv = make(false);
+
+  return function compileOperation(operation: Operation): RequestValidator {
+    const groups = (['path', 'query', 'header'] as const).map((location) => {
+      const defs = operation.parameters.filter((p) => p.in === location);
+      const schema = {
+        type: 'object',
+        properties: Object.fromEntries(defs.map((p) => [p.name, qualifyRefs(p.schema)])),
+        required: defs.filter((p) => p.required).map((p) => p.name),
+      };
+      return { location, defs, validate: defs.length > 0 ? paramAjv.compile(schema) : undefined };
+    });
+    const bodies = new Map<string, ValidateFunction>();
+    for (const [mediaType, schema] of operation.requestBody?.content ?? []) {
+      bodies.set(mediaType, bodyAjv.compile(qualifyRefs(schema) as object));
+    }
+
+    return (request) => {
+      const out: ValidRequest = { params: Object.create(null), query: Object.create(null), body: undefined };
+      for (const { location, defs, validate } of groups) {
+        if (!validate) continue;
+        const source =
+          location === 'path' ? request.params : location === 'query' ? request.query : request.headers;
+        const values: Record<string, unknown> = Object.create(null);
+        for (const def of defs) {
+          if (!Object.hasOwn(source, def.name)) continue;
+          const raw = source[def.name];
+          values[def.name] = def.caseInsensitive && typeof raw === 'string' ? raw.toLowerCase() : raw;
+        }
+        if (!validate(values)) throw parameterError(location, defs, validate.errors ?? []);
+        if (location === 'path') out.params = values;
+        if (location === 'query') out.query = values;
+      }
+      const requestBody = operation.requestBody;
+      if (requestBody) {
+        out.body = checkBody(requestBody.required, bodies, request);
+      }
+      return out;
+    };
+  };
+}
+
+function checkBody(required: boolean, bodies: Map<string, ValidateFunction>, request: RawRequest): unknown {
+  const accepted = [...bodies.keys()];
+  if (request.body === undefined) {
+    if (!required) return undefined;
+    if (request.mediaType && !bodies.has(request.mediaType)) throw unsupported(request.mediaType, accepted);
+    throw new ApiError('invalidBody', `request body is required (${accepted.join(' or ')})`, [
+      { location: 'body', message: 'is required' },
+    ]);
+  }
+  const validate = request.mediaType ? bodies.get(request.mediaType) : undefined;
+  if (!validate || Buffer.isBuffer(request.body)) throw unsupported(request.mediaType, accepted);
+  if (validate(request.body)) return request.body;
+  const violations = describeErrors(pruneAlternatives(validate.errors ?? []), 'body');
+  const [first] = violations;
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+  throw new ApiError(
+    'invalidBody',
+    `invalid request body: ${first?.location} ${first?.message}${more}`,
+    violations,
+  );
+}
+
+function unsupported(mediaType: string | undefined, accepted: string[]): ApiError {
+  return new ApiError(
+    'unsupportedMediaType',
+    `unsupported content type ${mediaType ?? '(none)'}; expected ${accepted.join(' or ')}`,
+    [{ location: 'header.content-type', message: `must be ${accepted.join(' or ')}` }],
+  );
+}
+
+/** Describes what a parameter accepts, in the vendor's words: "an integer between 1 and 9999". */
+export function describeExpected(def: ParameterDef): string {
+  if (def.expected) return def.expected;
+  const s = def.schema;
+  const anyCase = def.caseInsensitive ? ' (any case)' : '';
+  if (Array.isArray(s.enum)) return `one of: ${s.enum.join(', ')}${anyCase}`;
+  if (s.type === 'integer') {
+    const min = typeof s.minimum === 'number' ? s.minimum : undefined;
+    const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+    if (min !== undefined && max !== undefined) return `an integer between ${min} and ${max}`;
+    if (min !== undefined) return `an integer of at least ${min}`;
+    if (max !== undefined) return `an integer of at most ${max}`;
+    return 'an integer';
+  }
+  if (typeof s.pattern === 'string') return `a string matching ${s.pattern}`;
+  return `a ${String(s.type ?? 'value')}`;
+}
+
+function parameterError(
+  location: 'path' | 'query' | 'header',
+  defs: ParameterDef[],
+  errors: ErrorObject[],
+): ApiError {
+  const violations: Violation[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const name =
+      error.keyword === 'required'
+        ? String(error.params.missingProperty)
+        : decodePointer(error.instancePath).split('/')[1];
+    if (!name || seen.has(name)) continue;
+    seen.add(name);
+    const def = defs.find((d) => d.name === name);
+    const message =
+      error.keyword === 'required'
+        ? 'is required'
+        : `needs to be ${def ? describeExpected(def) : error.message}`;
+    violations.push({ location: `${location}.${name}`, message });
+  }
+  const first = violations[0];
+  const name = first?.location.slice(location.length + 1) ?? location;
+  if (location === 'path') return new ApiError('invalidId', 'invalid id', violations);
+  if (location === 'header') {
+    return new ApiError(
+      'missingCredentials',
+      `Key verification failed: header ${name} ${first?.message ?? ''}`.trim(),
+      violations,
+    );
+  }
+  return new ApiError('invalidQuery', `${name} ${first?.message ?? 'is invalid'}.`, violations);
+}
+
+function decodePointer(pointer: string): string {
+  return pointer.replaceAll('~1', '\u0000').replaceAll('~0', '~');
+}
+
+/**
+ * Ajv reports every branch of a failed `oneOf`/`anyOf`. Branches that failed only because the value
+ * has another type (an object given where the array branch expects an array) say nothing useful;
+ * keep the branches that got further, or a single "must be X or Y" when none did.
+ */
+export function pruneAlternatives(errors: ErrorObject[]): ErrorObject[] {
+  let current = errors;
+  for (let round = 0; round < 5; round++) {
+    const combinator = current.find((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf');
+    if (!combinator) return current;
+    const prefix = `${combinator.schemaPath.slice(0, -combinator.keyword.length)}${combinator.keyword}/`;
+    const branches = new Map<string, ErrorObject[]>();
+    const rest: ErrorObject[] = [];
+    for (const e of current) {
+      if (e === combinator) continue;
+      if (e.schemaPath.startsWith(prefix)) {
+        const branch = e.schemaPath.slice(prefix.length).split('/')[0] ?? '';
+        branches.set(branch, [...(branches.get(branch) ?? []), e]);
+      } else rest.push(e);
+    }
+    const shallow = (list: ErrorObject[]) =>
+      list.every(
+        (e) => (e.keyword === 'type' || e.keyword === 'const') && e.instancePath === combinator.instancePath,
+      );
+    const useful = [...branches.values()].filter((list) => !shallow(list));
+    if (useful.length > 0) {
+      current = [...rest, ...useful.flat()];
+    } else {
+      const types = [...branches.values()]
+        .flat()
+        .map((e) => (e.keyword === 'type' ? String(e.params.type) : JSON.stringify(e.params.allowedValue)));
+      current = [
+        ...rest,
+        { ...combinator, keyword: 'type', message: `must be ${[...new Set(types)].join(' or ')}` },
+      ];
+    }
+  }
+  return current;
+}
+
+/** Turns Ajv errors into violations with a location (`body/0/templateUid`) and a plain message. */
+export function describeErrors(errors: ErrorObject[], root: string): Violation[] {
+  const out: Violation[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    let location = root + e.instancePath;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      location = `${location}/${String(e.params.missingProperty)}`;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      location = `${location}/${String(e.params.additionalProperty)}`;
+      message = 'is not a known property';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    }
+    const key = `${location} ${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ location, message });
+  }
+  return out;
+}

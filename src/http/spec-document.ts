@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/** The parts of an OpenAPI 3.1 document the fake reads. */
+export interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, unknown>>;
+  components?: Record<string, Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+export interface LoadedSpec {
+  document: OpenApiDocument;
+  /** The YAML text as shipped, served at /openapi.yaml. */
+  yaml: string;
+  /** The document as JSON text, served at /openapi.json. */
+  json: string;
+}
+
+/** `spec/openapi.yaml` of this package; the same relative place from `src/http` and `dist/http`. */
+export const DEFAULT_SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+
+/** Reads and parses a spec file. Done once per server; the result is never mutated. */
+export function loadSpec(path: string = DEFAULT_SPEC_PATH): LoadedSpec {
+  const yaml = readFileSync(path, 'utf8');
+  const document = parse(yaml) as OpenApiDocument;
+  if (!document || typeof document !== 'object' || typeof document.paths !== 'object') {
+    throw new Error(`${path}: not an OpenAPI document (no paths)`);
+  }
+  return { document, yaml, json: JSON.stringify(document) };
+}
+
+/** Resolves a local `$ref` (`#/components/...`) once; other values are returned as they are. */
+export function resolveRef<T = unknown>(document: OpenApiDocument, value: unknown): T {
+  let current = value;
+  for (let depth = 0; depth < 20; depth++) {
+    if (!current || typeof current !== 'object' || !('$ref' in current)) return current as T;
+    const ref = (current as { $ref: unknown }).$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) return current as T;
+    current = ref
+      .slice(2)
+      .split('/')
+      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce<unknown>(
+        (node, part) =>
+          node && typeof node === 'object' && Object.hasOwn(node, part)
+            ? (node as Record<string, unknown>)[part]
+            : undefined,
+        document,
+      );
+  }
+  throw new Error(`$ref chain too deep in the spec`);
+}

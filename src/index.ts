@@ -1,0 +1,119 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import type { Logger } from 'pino';
+import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './config.js';
+import { Fake } from './domain/fake.js';
+import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
+import type { Dataset, FixtureSet } from './domain/types.js';
+import { ApiError, toErrorBody } from './errors.js';
+import { createApp } from './http/app.js';
+import type { Instance } from './http/instance.js';
+import { type LoadedSpec, loadSpec } from './http/spec-document.js';
+import { createLogger } from './logger.js';
+
+export { OPTION_SPECS, type Options, type Settings } from './config.js';
+export { defaultApiKey } from './domain/fixtures/default-keys.js';
+export { computeHash } from './domain/tokens.js';
+export type { Dataset, FixtureSet } from './domain/types.js';
+export { ApiError, ERROR_KINDS } from './errors.js';
+
+export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
+  /** A fixture file or folder path, or a fixture set object; absent: the bundled default set. */
+  fixtures?: string | FixtureSet;
+  /** A logger to use instead of one built from logLevel/logFormat. */
+  logger?: Logger;
+  /** Another OpenAPI document to serve (for teams that extend the contract). */
+  specPath?: string;
+}
+
+export interface MockServer {
+  /** The Express app, not listening: hand it to supertest. */
+  readonly app: Express;
+  readonly options: Options;
+  /** The root instance (state, tokens, clock, settings). */
+  readonly root: Instance;
+  readonly logger: Logger;
+  /** Where the fixtures came from: a path, `inline`, or `default`. */
+  readonly fixtureSource: string;
+  /** The URL once listening. */
+  url: string | undefined;
+  /** Listens on the given port and host (defaults: the options'; port 0 picks a free one). */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Stops accepting connections, lets in-flight requests finish, then closes idle ones. */
+  close(): Promise<void>;
+}
+
+async function loadDataset(options: Options, fixtures: string | FixtureSet | undefined) {
+  const generation = { generate: options.generate, seed: options.seed };
+  if (fixtures !== undefined && typeof fixtures === 'object') {
+    return { dataset: buildDataset(fixtures, 'inline', generation) as Dataset, source: 'inline' };
+  }
+  return loadFixtureSource(fixtures ?? options.fixtures, generation);
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Creates an isolated fake: nothing is shared with any other server in the process. */
+export async function createMockServer(input: MockServerOptions = {}): Promise<MockServer> {
+  const { fixtures, logger: givenLogger, specPath, ...rest } = input;
+  const options = resolveOptions(
+    { ...rest, fixtures: typeof fixtures === 'string' ? fixtures : undefined } as Partial<Options>,
+    DEFAULT_OPTIONS,
+  );
+  const logger = givenLogger ?? createLogger(options);
+  const spec: LoadedSpec = loadSpec(specPath);
+  const { dataset, source } = await loadDataset(options, fixtures);
+  const root: Instance = { id: undefined, fake: new Fake(dataset, pickSettings(options)) };
+  const app = createApp({ options, spec, root, logger });
+  let server: Server | undefined;
+
+  const mock: MockServer = {
+    app,
+    options,
+    root,
+    logger,
+    fixtureSource: source,
+    url: undefined,
+    listen(port = options.port, host = options.host) {
+      return new Promise((resolve, reject) => {
+        const s = createServer({ maxHeaderSize: options.maxHeaderSize }, app);
+        s.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+          if (!socket.writable) return socket.destroy();
+          const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+          const apiError = tooLarge
+            ? new ApiError('headersTooLarge')
+            : new ApiError('invalidBody', 'malformed HTTP request');
+          const body = JSON.stringify(toErrorBody(apiError, 'none'));
+          socket.end(
+            `HTTP/1.1 ${apiError.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+              `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+          );
+        });
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          s.off('error', reject);
+          server = s;
+          const address = s.address() as AddressInfo;
+          mock.url = `http://${hostForUrl(host)}:${address.port}`;
+          resolve(mock.url);
+        });
+      });
+    },
+    close() {
+      const s = server;
+      server = undefined;
+      mock.url = undefined;
+      if (!s) return Promise.resolve();
+      return new Promise((resolve) => {
+        s.close(() => resolve());
+        s.closeIdleConnections();
+        setTimeout(() => s.closeAllConnections(), 1000).unref();
+      });
+    },
+  };
+  return mock;
+}

@@ -83,7 +83,7 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
     if (templateId === undefined)
       problem('templateUid', 'templateUid must be TPL-<number>, tpl-<number> or a number');
     const title = item.title;
-    if (typeof title !== 'string' || title.length === 0) problem('title', 'title must be a non-empty string');
+    if (typeof title !== 'string') problem('title', 'title must be a string');
     const description = optionalString(item, 'description');
     if (description === null) problem('description', 'description must be a string');
     const customId = optionalString(item, 'customId');

@@ -73,10 +73,10 @@ function prepare(dataset: Dataset): Loaded {
   return { dataset: copy, base: buildBase(copy.documents), catalog, search: new SearchIndex(catalog) };
 }
 
-/** A document id from the path: a positive safe integer written in decimal digits. */
+/** A document id from the path: a positive safe integer in decimal digits, no leading zeros (as the spec's pattern). */
 export function parseDocumentId(raw: string): number {
   const text = String(raw);
-  const id = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  const id = /^[1-9]\d*$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(id) || id < 1) throw new ApiError('invalidId');
   return id;
 }
@@ -189,7 +189,7 @@ export class Fake {
       body,
       mode,
     );
-    for (const doc of plan.writes) this.#store.put(doc);
+    this.#store.putMany(plan.writes);
     return { created: plan.created, updated: plan.updated };
   }
 

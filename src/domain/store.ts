@@ -66,6 +66,11 @@ export function compareByLabel(a: Document, b: Document): number {
   return a.id - b.id;
 }
 
+const compareById = (a: Document, b: Document): number => a.id - b.id;
+
+/** Batches larger than this are stored by filtering and merging the orders instead of splicing. */
+const BULK_WRITE = 64;
+
 export interface OrgOrders {
   readonly byId: readonly Document[];
   readonly byLabel: readonly Document[];
@@ -96,26 +101,41 @@ export function buildBase(documents: readonly Document[]): StoreBase {
   }
   const orders = new Map<number, OrgOrders>();
   for (const [orgId, group] of groups) {
-    if (!isSortedById(group)) group.sort((a, b) => a.id - b.id);
-    const decorated = group.map((doc) => ({ key: labelKey(doc), doc }));
-    decorated.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.doc.id - b.doc.id));
-    orders.set(orgId, { byId: group, byLabel: decorated.map((d) => d.doc) });
+    group.sort(compareById); // TimSort: linear when already in id order, the usual case
+    orders.set(orgId, { byId: group, byLabel: sortByLabel(group) });
   }
   return { documents, orders, maxId };
 }
 
-function isSortedById(docs: readonly Document[]): boolean {
-  for (let i = 1; i < docs.length; i++) {
-    const prev = docs[i - 1];
-    const cur = docs[i];
-    if (prev && cur && prev.id > cur.id) return false;
-  }
-  return true;
+/** A label-ordered copy, each label lower-cased once. */
+function sortByLabel(docs: readonly Document[]): Document[] {
+  const decorated = docs.map((doc) => ({ key: labelKey(doc), doc }));
+  decorated.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.doc.id - b.doc.id));
+  return decorated.map((d) => d.doc);
 }
 
-/** First index whose element is not before `doc` in the order `compare`. */
-function lowerBound(arr: readonly Document[], doc: Document, compare: (a: Document, b: Document) => number) {
-  let lo = 0;
+/**
+ * Merges `b` into `a` (both sorted by `compare`): each element of `b` finds its place by binary
+ * search, so only O(k log n) comparisons are made and the rest is copying.
+ */
+function mergeSorted(a: readonly Document[], b: readonly Document[], compare: Compare): Document[] {
+  const out = new Array<Document>(a.length + b.length);
+  let from = 0;
+  let k = 0;
+  for (const doc of b) {
+    const at = lowerBound(a, doc, compare, from);
+    for (let i = from; i < at; i++) out[k++] = a[i] as Document;
+    out[k++] = doc;
+    from = at;
+  }
+  for (let i = from; i < a.length; i++) out[k++] = a[i] as Document;
+  return out;
+}
+
+type Compare = (a: Document, b: Document) => number;
+
+/** First index at or after `lo` whose element is not before `doc` in the order `compare`. */
+function lowerBound(arr: readonly Document[], doc: Document, compare: Compare, lo = 0): number {
   let hi = arr.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
@@ -125,8 +145,6 @@ function lowerBound(arr: readonly Document[], doc: Document, compare: (a: Docume
   }
   return lo;
 }
-
-const compareById = (a: Document, b: Document): number => a.id - b.id;
 
 interface LiveOrders {
   byId: Document[];
@@ -176,38 +194,61 @@ export class DocumentStore {
   /** Stores `doc`, replacing the document with the same id, and patches the cached orders. */
   put(doc: Document): void {
     const old = this.#byId.get(doc.id);
-    if (old && old.organization_id !== doc.organization_id) this.#remove(old);
-    const orders = this.#ownedOrders(doc.organization_id);
-    const sameOrg = old !== undefined && old.organization_id === doc.organization_id;
-
-    const i = lowerBound(orders.byId, doc, compareById);
-    if (sameOrg && orders.byId[i]?.id === doc.id) orders.byId[i] = doc;
-    else orders.byId.splice(i, 0, doc);
-
-    let placed = false;
-    if (sameOrg && old) {
-      const j = lowerBound(orders.byLabel, old, compareByLabel);
-      if (orders.byLabel[j]?.id === old.id) {
-        if (labelKey(old) === labelKey(doc)) {
-          orders.byLabel[j] = doc;
-          placed = true;
-        } else {
-          orders.byLabel.splice(j, 1);
-        }
-      }
+    if (old && old.organization_id !== doc.organization_id) {
+      this.#bulk([doc]); // a move between organizations rebuilds both organizations' orders
+      return;
     }
-    if (!placed) orders.byLabel.splice(lowerBound(orders.byLabel, doc, compareByLabel), 0, doc);
-
+    const { byId, byLabel } = this.#ownedOrders(doc.organization_id);
+    const i = lowerBound(byId, doc, compareById);
+    if (old && byId[i]?.id === doc.id) byId[i] = doc;
+    else byId.splice(i, 0, doc);
+    const j = old ? lowerBound(byLabel, old, compareByLabel) : -1;
+    const found = old !== undefined && byLabel[j]?.id === old.id;
+    if (found && labelKey(old) === labelKey(doc)) byLabel[j] = doc;
+    else {
+      if (found) byLabel.splice(j, 1);
+      byLabel.splice(lowerBound(byLabel, doc, compareByLabel), 0, doc);
+    }
     this.#byId.set(doc.id, doc);
     if (doc.id > this.#maxId) this.#maxId = doc.id;
   }
 
-  #remove(doc: Document): void {
-    const orders = this.#ownedOrders(doc.organization_id);
-    const i = lowerBound(orders.byId, doc, compareById);
-    if (orders.byId[i]?.id === doc.id) orders.byId.splice(i, 1);
-    const j = lowerBound(orders.byLabel, doc, compareByLabel);
-    if (orders.byLabel[j]?.id === doc.id) orders.byLabel.splice(j, 1);
+  /** Stores many documents; for a later duplicate id, the later document wins. */
+  putMany(docs: readonly Document[]): void {
+    if (docs.length > BULK_WRITE) this.#bulk(docs);
+    else for (const doc of docs) this.put(doc);
+  }
+
+  /**
+   * Filters the touched organizations' orders and merges the new documents in, O(n + k log k),
+   * instead of k splices of O(n) each.
+   */
+  #bulk(docs: readonly Document[]): void {
+    const unique = new Map<number, Document>();
+    for (const doc of docs) unique.set(doc.id, doc);
+    const replaced = new Set<number>();
+    const added = new Map<number, Document[]>();
+    for (const doc of unique.values()) {
+      const old = this.#byId.get(doc.id);
+      if (old) {
+        replaced.add(doc.id);
+        if (!added.has(old.organization_id)) added.set(old.organization_id, []);
+      }
+      const list = added.get(doc.organization_id);
+      if (list) list.push(doc);
+      else added.set(doc.organization_id, [doc]);
+      this.#byId.set(doc.id, doc);
+      if (doc.id > this.#maxId) this.#maxId = doc.id;
+    }
+    const keep = (d: Document): boolean => !replaced.has(d.id);
+    const kept = (arr: readonly Document[] | undefined) =>
+      !arr ? [] : replaced.size > 0 ? arr.filter(keep) : arr;
+    for (const [orgId, fresh] of added) {
+      const orders = this.#orders.get(orgId);
+      const byId = mergeSorted(kept(orders?.byId), fresh.slice().sort(compareById), compareById);
+      const byLabel = mergeSorted(kept(orders?.byLabel), sortByLabel(fresh), compareByLabel);
+      this.#orders.set(orgId, { byId, byLabel, owned: true });
+    }
   }
 
   #ownedOrders(organizationId: number): LiveOrders {

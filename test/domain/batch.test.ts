@@ -61,6 +61,12 @@ describe('batchUpdate: shapes and creation', () => {
     expect(fake.documentCount()).toBe(7);
   });
 
+  it('accepts an empty title, as the spec does', () => {
+    const { fake } = makeFake();
+    expect(fake.batchUpdate(ORG1, { templateUid: 7, title: '' }, 'replace').created).toEqual([202]);
+    expect(fake.listDocuments(ORG1, {}).map((r) => r.id)[0]).toBe(202);
+  });
+
   it('creates with clientId, description, customId and details; ids continue above the highest', () => {
     const { fake } = makeFake();
     const result = fake.batchUpdate(
@@ -193,7 +199,7 @@ describe('batchUpdate: validation and atomicity', () => {
       'tpl-79, not tpl-7',
     ],
     ['missing title', { templateUid: 7 }, 'body/0/title', 'title'],
-    ['empty title', { templateUid: 7, title: '' }, 'body/0/title', 'title'],
+    ['title type', { templateUid: 7, title: 42 }, 'body/0/title', 'title'],
     ['bad id', { templateUid: 7, id: -4, title: 't' }, 'body/0/id', 'positive integer'],
     ['string id', { templateUid: 7, id: '101', title: 't' }, 'body/0/id', 'positive integer'],
     ['foreign client', { templateUid: 7, title: 't', clientId: 20 }, 'body/0/clientId', 'client 20'],

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
@@ -21,10 +22,27 @@ export interface LoadedSpec {
 /** `spec/openapi.yaml` of this package; the same relative place from `src/http` and `dist/http`. */
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
 
+/**
+ * The build writes the parsed default spec beside the compiled code, keyed by the SHA-256 of the
+ * YAML it came from: parsing YAML costs more start-up time than anything else the server does,
+ * and the key makes an edited spec win over a stale copy.
+ */
+export const SPEC_CACHE_PATH = fileURLToPath(new URL('../openapi.cache.json', import.meta.url));
+
+export function hashText(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function parseCached(yaml: string): unknown {
+  if (!existsSync(SPEC_CACHE_PATH)) return parse(yaml);
+  const cache = JSON.parse(readFileSync(SPEC_CACHE_PATH, 'utf8')) as { sha256?: string; document?: unknown };
+  return cache.sha256 === hashText(yaml) ? cache.document : parse(yaml);
+}
+
 /** Reads and parses a spec file. Done once per server; the result is never mutated. */
 export function loadSpec(path: string = DEFAULT_SPEC_PATH): LoadedSpec {
   const yaml = readFileSync(path, 'utf8');
-  const document = parse(yaml) as OpenApiDocument;
+  const document = parseCached(yaml) as OpenApiDocument;
   if (!document || typeof document !== 'object' || typeof document.paths !== 'object') {
     throw new Error(`${path}: not an OpenAPI document (no paths)`);
   }

@@ -214,6 +214,18 @@ export class Fake {
     this.clock.reset();
   }
 
+  /** The dataset a reset returns to (the last one loaded); shares its immutable documents. */
+  resetPoint(): Dataset {
+    const { dataset } = this.#loaded;
+    return {
+      organizations: [...dataset.organizations],
+      clients: [...dataset.clients],
+      templates: [...dataset.templates],
+      documents: [...dataset.documents],
+      apiKeys: [...dataset.apiKeys],
+    };
+  }
+
   /** The current state; documents in load order, then creation order. */
   snapshot(): Dataset {
     const { dataset } = this.#loaded;

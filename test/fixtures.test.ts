@@ -320,7 +320,7 @@ const REFERENCE_CASES: Case[] = [
       ],
     },
     '/organizations/1/id',
-    /duplicate id 1 \(first at \/organizations\/0\)/,
+    /duplicate id 1 \(first at \/organizations\/0\/id\)/,
   ],
   [
     'duplicate client ids',
@@ -372,7 +372,7 @@ const REFERENCE_CASES: Case[] = [
       ],
     },
     '/templates/0/fields/1/key',
-    /duplicate field key "a" \(first at \/templates\/0\/fields\/0\)/,
+    /duplicate field key "a" \(first at \/templates\/0\/fields\/0\/key\)/,
   ],
 ];
 

@@ -1,14 +1,142 @@
 import { ApiError } from '../errors.js';
-import type { OperationHandler } from './operation-handler.js';
+import type { OperationContext, OperationHandler, OperationResult } from './operation-handler.js';
 import type { Operation } from './operations.js';
 import type { OpenApiDocument } from './spec-document.js';
 
+/** The response header that marks an answer of the fallback. */
+export const FALLBACK_HEADER = 'x-fake-fallback';
+
+interface PrismResponse {
+  statusCode: number;
+  headers?: Record<string, unknown>;
+  body?: unknown;
+}
+
+type Either<L, R> = { _tag: 'Left'; left: L } | { _tag: 'Right'; right: R };
+
+type PrismMock = (input: {
+  resource: unknown;
+  input: { data: unknown; validations: unknown[] };
+  config: { dynamic: boolean; ignoreExamples?: boolean };
+}) => (logger: unknown) => Either<{ status?: number; title?: string; detail?: string }, PrismResponse>;
+
+interface Mocker {
+  mock: PrismMock;
+  resources: Map<string, unknown>;
+}
+
+/** prism logs through a pino-like logger; the fake logs the request itself. */
+const silentLogger: Record<string, unknown> = {};
+for (const level of ['trace', 'debug', 'info', 'success', 'warn', 'error', 'fatal', 'log']) {
+  silentLogger[level] = () => undefined;
+}
+silentLogger.child = () => silentLogger;
+
+/** CommonJS modules reach ESM with `module.exports` as `default`; a bundler may unwrap it once more. */
+function unwrapDefault<T>(module: unknown, pick: (m: Record<string, unknown>) => unknown): T {
+  let current = module as Record<string, unknown> | undefined;
+  for (let depth = 0; current && depth < 3; depth++) {
+    const found = pick(current);
+    if (typeof found === 'function') return found as T;
+    current = current.default as Record<string, unknown> | undefined;
+  }
+  throw new Error('unexpected shape of @stoplight/prism-http');
+}
+
+async function loadMocker(document: OpenApiDocument): Promise<Mocker> {
+  const [prism, mocker] = await Promise.all([
+    import('@stoplight/prism-http'),
+    import('@stoplight/prism-http/dist/mocker/index.js'),
+  ]);
+  const getOperations = unwrapDefault<(spec: unknown) => Promise<Array<{ iid?: string }>>>(
+    prism,
+    (m) => m.getHttpOperationsFromSpec,
+  );
+  const mock = unwrapDefault<PrismMock>(mocker, (m) =>
+    typeof m.default === 'function' ? m.default : undefined,
+  );
+  // prism dereferences the document in place: hand it a copy.
+  const operations = await getOperations(structuredClone(document));
+  const resources = new Map<string, unknown>();
+  for (const operation of operations) {
+    if (typeof operation.iid === 'string') resources.set(operation.iid, operation);
+  }
+  return { mock, resources };
+}
+
+function stringHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined || value === null) continue;
+    out[name.toLowerCase()] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return out;
+}
+
+function requestPath(operation: Operation, context: OperationContext): string {
+  return operation.path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+    encodeURIComponent(String(context.request.params[name] ?? '')),
+  );
+}
+
 /**
  * Answers operations that are in the spec but have no stateful handler (for example one a team
- * adds to its copy of the spec).
+ * adds to its copy of the spec) with prism-http's mocker: the operation's first 2xx response,
+ * from its example, or generated from its schema when it has none. The router has already
+ * validated the request (and its token). The answer carries `x-fake-fallback: prism`.
+ *
+ * prism-http is loaded on the first fallback call, never at start-up.
  */
-export function createSpecFallback(_document: OpenApiDocument): (operation: Operation) => OperationHandler {
-  return (operation) => () => {
-    throw new ApiError('routeNotFound', `no handler for ${operation.operationId}`);
+export function createSpecFallback(document: OpenApiDocument): (operation: Operation) => OperationHandler {
+  let loading: Promise<Mocker> | undefined;
+  const mocker = () => {
+    loading ??= loadMocker(document).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
   };
+
+  return (operation) =>
+    async (context): Promise<OperationResult> => {
+      const { mock, resources } = await mocker();
+      const resource = resources.get(operation.operationId);
+      if (!resource) throw new ApiError('routeNotFound', `no handler for ${operation.operationId}`);
+      // The fake answers JSON whatever Accept says, as its stateful handlers do.
+      const headers = stringHeaders(context.headers);
+      delete headers.accept;
+      const result = mock({
+        resource,
+        input: {
+          data: {
+            method: operation.method,
+            url: { path: requestPath(operation, context), query: { ...context.request.query } },
+            headers,
+            body: context.request.body,
+          },
+          validations: [],
+        },
+        config: { dynamic: false },
+      })(silentLogger);
+      if (result._tag === 'Left') {
+        const problem = result.left;
+        throw new ApiError(
+          'unexpected',
+          `the spec fallback cannot answer ${operation.operationId}: ${problem.detail ?? problem.title ?? 'no response to mock'}`,
+        );
+      }
+      const response = result.right;
+      const responseHeaders = stringHeaders(response.headers);
+      const mediaType = responseHeaders['content-type'];
+      delete responseHeaders['content-type'];
+      return {
+        status: response.statusCode,
+        body: response.body,
+        headers: {
+          ...responseHeaders,
+          ...(mediaType && !/json/i.test(mediaType) ? { 'content-type': mediaType } : {}),
+          [FALLBACK_HEADER]: 'prism',
+        },
+      };
+    };
 }

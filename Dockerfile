@@ -1,0 +1,51 @@
+# The Passportal Documents API fake as a container image.
+#   docker build -t passportal-docs-fake .
+#   docker run --rm -p 4010:4010 passportal-docs-fake
+# Custom fixtures: mount a fixture file or folder at /fixtures (-v "$PWD/my-fixtures:/fixtures:ro").
+# Every option is an environment variable (see docs/run-it.md or `docker run ... --help`).
+
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# --- build: dev dependencies, TypeScript compile (npm ci runs `prepare`, which builds) ---------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY docker/npm-ci.sh /usr/local/bin/npm-ci
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY spec ./spec
+COPY src ./src
+RUN npm-ci --no-audit --no-fund \
+ && test -f dist/cli.js && test -f dist/index.js \
+ && find dist -type f \( -name '*.d.ts' -o -name '*.map' \) -delete
+
+# --- production dependencies only, no lifecycle scripts; cached apart from the source ---------
+# Pruned of what never runs: type declarations, source maps and markdown (about a quarter).
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY docker/npm-ci.sh /usr/local/bin/npm-ci
+COPY package.json package-lock.json ./
+RUN npm-ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \
+      -o -name '*.map' -o -name '*.md' \) -delete \
+ && rm -rf node_modules/@types
+
+# --- runtime: compiled code, spec, default fixtures, production node_modules ------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=4010
+WORKDIR /app
+# Files stay owned by root and read-only to the `node` user that runs the server.
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY spec ./spec
+COPY fixtures/default ./fixtures/default
+COPY docker/entrypoint.mjs docker/healthcheck.mjs ./docker/
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 4010
+HEALTHCHECK --interval=5s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "/app/docker/healthcheck.mjs"]
+# Node runs as PID 1 (no shell in between): the CLI handles SIGTERM and SIGINT itself.
+ENTRYPOINT ["node", "/app/docker/entrypoint.mjs"]
+CMD []

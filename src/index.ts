@@ -3,12 +3,13 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './config.js';
-import { Fake } from './domain/fake.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { Dataset, FixtureSet } from './domain/types.js';
 import { ApiError, toErrorBody } from './errors.js';
 import { createApp } from './http/app.js';
-import type { Instance } from './http/instance.js';
+import { createInstance, type Instance } from './http/instance.js';
+import { controlsOf, type InstanceControls, sessionDataset } from './http/instance-controls.js';
+import { SessionRegistry, sessionPath } from './http/sessions.js';
 import { type LoadedSpec, loadSpec } from './http/spec-document.js';
 import { createLogger } from './logger.js';
 
@@ -17,6 +18,9 @@ export { defaultApiKey } from './domain/fixtures/default-keys.js';
 export { computeHash } from './domain/tokens.js';
 export type { Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS } from './errors.js';
+export type { FaultInput, FaultView } from './http/faults.js';
+export type { InstanceControls } from './http/instance-controls.js';
+export type { JournalEntryView, JournalFilter, ViolationRecord } from './http/journal.js';
 
 export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
   /** A fixture file or folder path, or a fixture set object; absent: the bundled default set. */
@@ -27,12 +31,27 @@ export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
   specPath?: string;
 }
 
-export interface MockServer {
+/** An isolated session of a MockServer, with the same controls as the server's root instance. */
+export interface MockSession extends InstanceControls {
+  readonly id: string;
+  /**
+   * Where the client under test finds the session: `<url>/sessions/{id}` when the server is
+   * listening, otherwise the path prefix `/sessions/{id}` (for supertest on `mock.app`).
+   */
+  readonly baseUrl: string;
+  readonly instance: Instance;
+  /** Removes the session; its URLs answer 404 from now on. */
+  delete(): void;
+}
+
+export interface MockServer extends InstanceControls {
   /** The Express app, not listening: hand it to supertest. */
   readonly app: Express;
   readonly options: Options;
-  /** The root instance (state, tokens, clock, settings). */
+  /** The root instance (state, tokens, clock, settings, journal, faults). */
   readonly root: Instance;
+  /** The server's sessions (also reachable through /__admin/sessions). */
+  readonly sessions: SessionRegistry;
   readonly logger: Logger;
   /** Where the fixtures came from: a path, `inline`, or `default`. */
   readonly fixtureSource: string;
@@ -40,7 +59,16 @@ export interface MockServer {
   url: string | undefined;
   /** Listens on the given port and host (defaults: the options'; port 0 picks a free one). */
   listen(port?: number, host?: string): Promise<string>;
-  /** Stops accepting connections, lets in-flight requests finish, then closes idle ones. */
+  /**
+   * Creates an isolated session (POST /__admin/sessions): from `fixtures` (object or path), or
+   * from the root's reset point. Throws ApiError `tooManySessions` at the cap, FixtureError for
+   * a bad set.
+   */
+  session(fixtures?: string | FixtureSet): Promise<MockSession>;
+  /**
+   * Stops the session reaper, stops accepting connections, lets in-flight requests finish, then
+   * closes idle ones.
+   */
   close(): Promise<void>;
 }
 
@@ -67,14 +95,23 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const logger = givenLogger ?? createLogger(options);
   const spec: LoadedSpec = loadSpec(specPath);
   const { dataset, source } = await loadDataset(options, fixtures);
-  const root: Instance = { id: undefined, fake: new Fake(dataset, pickSettings(options)) };
-  const app = createApp({ options, spec, root, logger });
+  const settings = pickSettings(options);
+  const root = createInstance(undefined, dataset, options, settings);
+  const sessions = new SessionRegistry({
+    maxSessions: options.maxSessions,
+    idleSeconds: options.sessionIdleSeconds,
+    // Sessions start from the configured settings, whatever the root's were changed to since.
+    createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings),
+  });
+  const app = createApp({ options, spec, root, sessions, logger });
   let server: Server | undefined;
 
   const mock: MockServer = {
+    ...controlsOf(root),
     app,
     options,
     root,
+    sessions,
     logger,
     fixtureSource: source,
     url: undefined,
@@ -103,7 +140,22 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
         });
       });
     },
+    async session(fixtures) {
+      sessions.assertRoom();
+      const created = sessions.create(await sessionDataset(fixtures, () => root.fake.resetPoint()));
+      const path = sessionPath(created.id);
+      return {
+        ...controlsOf(created.instance),
+        id: created.id,
+        baseUrl: mock.url === undefined ? path : `${mock.url}${path}`,
+        instance: created.instance,
+        delete: () => {
+          sessions.delete(created.id);
+        },
+      };
+    },
     close() {
+      sessions.stop();
       const s = server;
       server = undefined;
       mock.url = undefined;

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import cors from 'cors';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
-import { createErrorHandler } from './error-handler.js';
-import { adminHandlers } from './handlers/admin-handlers.js';
+import { createErrorHandler, toApiError } from './error-handler.js';
+import { createAdminHandlers } from './handlers/admin-handlers.js';
 import { vendorHandlers } from './handlers/vendor-handlers.js';
 import type { Instance } from './instance.js';
-import type { OperationHandler } from './operation-handler.js';
-import { listOperations, type Operation } from './operations.js';
+import { createInstanceRouter } from './instance-router.js';
+import { listOperations } from './operations.js';
+import { createRequestLog } from './request-log.js';
+import { ResponseChecks } from './response-checks.js';
+import { type SessionRegistry, sessionPath } from './sessions.js';
 import type { LoadedSpec } from './spec-document.js';
 import { createSpecFallback } from './spec-fallback.js';
 import { createSpecRouter, type RequestLocals } from './spec-router.js';
@@ -19,31 +21,29 @@ export interface AppContext {
   options: Options;
   spec: LoadedSpec;
   root: Instance;
+  sessions: SessionRegistry;
   logger: Logger;
 }
 
 const ADMIN_TAG = 'admin';
 
+/** Request id (also sent as `x-request-id`) and the base URL the client used (from `Host`). */
 function requestBasics(): RequestHandler {
   return (req, res, next) => {
     const locals = res.locals as Partial<RequestLocals>;
-    locals.requestId = randomUUID();
+    const requestId = randomUUID();
+    locals.requestId = requestId;
     locals.baseUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+    res.setHeader('x-request-id', requestId);
     next();
   };
 }
 
-function queryLengthGuard(maxQueryLength: number): RequestHandler {
-  return (req, _res, next) => {
-    const q = req.originalUrl.indexOf('?');
-    if (q >= 0 && req.originalUrl.length - q - 1 > maxQueryLength) {
-      next(new ApiError('uriTooLong', `query string longer than ${maxQueryLength} characters`));
-      return;
-    }
-    next();
-  };
-}
-
+/**
+ * CORS for browser apps: any origin by default (`corsOrigins` narrows it to a list; other origins
+ * get no CORS headers), the token, key and admin headers allowed, the fake's own headers exposed.
+ * Preflights are answered here, before any instance, so they work for session URLs too.
+ */
 function corsMiddleware(origins: string): RequestHandler {
   const list = origins
     .split(',')
@@ -51,19 +51,46 @@ function corsMiddleware(origins: string): RequestHandler {
     .filter(Boolean);
   return cors({
     origin: list.includes('*') ? true : list,
-    methods: ['GET', 'PUT', 'PATCH', 'POST', 'DELETE', 'OPTIONS'],
+    methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['content-type', 'x-access-token', 'x-api-token', 'x-key', 'x-hash', 'authorization'],
-    exposedHeaders: ['x-request-id', 'x-fake-session', 'x-fake-fallback', 'x-fake-fault', 'retry-after'],
+    exposedHeaders: ['x-request-id', 'x-fake-session', 'x-fake-fault', 'x-fake-fallback'],
     maxAge: 600,
   });
 }
 
+function useSession(sessions: SessionRegistry): RequestHandler {
+  return (req, res, next) => {
+    const id = String(req.params.sessionId);
+    const instance = sessions.use(id);
+    if (!instance) {
+      next(
+        new ApiError(
+          'sessionNotFound',
+          `Session not found: "${id}" (deleted, idle too long, or never created)`,
+        ),
+      );
+      return;
+    }
+    const locals = res.locals as RequestLocals;
+    locals.instance = instance;
+    locals.baseUrl += sessionPath(id);
+    res.setHeader('x-fake-session', id);
+    next();
+  };
+}
+
+/** Keeps the error on `res.locals` for the journal, then hands it on to the error handler. */
+const captureError: ErrorRequestHandler = (error, _req, res, next) => {
+  res.locals.apiError = toApiError(error);
+  next(error);
+};
+
 /**
- * Builds the Express app for one server: the spec router is built once and serves the root
- * instance and (later) every session instance, chosen per request on `res.locals.instance`.
+ * Builds the Express app for one server. The spec routers are built once and serve the root
+ * instance and every session instance, chosen per request on `res.locals.instance`.
  */
 export function createApp(context: AppContext): Express {
-  const { options, spec, root, logger } = context;
+  const { options, spec, root, sessions, logger } = context;
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -71,28 +98,24 @@ export function createApp(context: AppContext): Express {
 
   const operations = listOperations(spec.document);
   const fallback = createSpecFallback(spec.document);
+  const handlers = { ...vendorHandlers, ...createAdminHandlers({ root, sessions }) };
   const router = (tagged: boolean) =>
     createSpecRouter({
       document: spec.document,
       operations: operations.filter((op) => op.tags.includes(ADMIN_TAG) === tagged),
-      handlers: { ...vendorHandlers, ...adminHandlers },
+      handlers,
       fallback,
     });
-  const adminRouter = router(true);
-  const apiRouter = router(false);
-
-  const limit = options.bodyLimit;
-  app.use(requestBasics());
-  app.use(pinoHttp({ logger, genReqId: (_req, res) => String(res.locals.requestId), quietReqLogger: true }));
-  app.use((_req, res, next) => {
-    res.set('x-request-id', String(res.locals.requestId));
-    next();
+  const instanceRoutes = createInstanceRouter({
+    options,
+    adminRouter: router(true),
+    apiRouter: router(false),
+    checks: new ResponseChecks(spec.document, logger),
   });
+
+  app.use(requestBasics());
+  if (logger.isLevelEnabled('error')) app.use(createRequestLog(logger));
   app.use(corsMiddleware(options.corsOrigins));
-  app.use(queryLengthGuard(options.maxQueryLength));
-  app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
-  app.use(express.urlencoded({ limit, extended: false, type: 'application/x-www-form-urlencoded' }));
-  app.use(express.raw({ limit, type: () => true }));
 
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(spec.json);
@@ -101,12 +124,13 @@ export function createApp(context: AppContext): Express {
     res.type('application/yaml').send(spec.yaml);
   });
 
+  app.use('/sessions/:sessionId', useSession(sessions), instanceRoutes);
   const useRoot: RequestHandler = (_req, res, next) => {
     res.locals.instance = root;
     next();
   };
-  app.use(useRoot, adminRouter, apiRouter);
-  app.use((_req, _res, next) => next(new ApiError('routeNotFound')));
+  app.use(useRoot, instanceRoutes);
+  app.use(captureError);
   app.use(
     createErrorHandler({
       onUnexpected: (error) => logger.error({ err: error }, 'unexpected error while handling a request'),

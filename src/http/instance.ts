@@ -1,11 +1,49 @@
-import type { Fake } from '../domain/fake.js';
+import type { Options, Settings } from '../config.js';
+import { Fake } from '../domain/fake.js';
+import type { Dataset } from '../domain/types.js';
+import { FaultList } from './faults.js';
+import { Journal } from './journal.js';
 
 /**
  * One whole fake as the HTTP layer sees it: the root instance, or one per session. Everything a
- * request can change lives here, so instances never see each other's data.
+ * request can change lives here (state, tokens, clock and settings in the domain `Fake`, plus
+ * the journal and the faults), so instances never see each other's data.
  */
-export interface Instance {
+export class Instance {
   /** Undefined for the root instance, the session id otherwise. */
-  id: string | undefined;
-  fake: Fake;
+  readonly id: string | undefined;
+  readonly fake: Fake;
+  readonly journal: Journal;
+  readonly faults: FaultList;
+
+  constructor(id: string | undefined, fake: Fake, journalLimit: number) {
+    this.id = id;
+    this.fake = fake;
+    this.journal = new Journal(journalLimit);
+    this.faults = new FaultList();
+  }
+
+  /** Back to the reset point: state, tokens and clock (the Fake), journal and faults. Settings stay. */
+  reset(): void {
+    this.fake.reset();
+    this.journal.clear();
+    this.faults.clear();
+  }
+
+  /** Replaces the state with a validated dataset, which becomes the reset point; then as `reset`. */
+  load(dataset: Dataset): void {
+    this.fake.load(dataset);
+    this.journal.clear();
+    this.faults.clear();
+  }
+}
+
+/** A new instance over a dataset, with the settings and journal limit of the server's options. */
+export function createInstance(
+  id: string | undefined,
+  dataset: Dataset,
+  options: Pick<Options, 'journalLimit'>,
+  settings: Settings,
+): Instance {
+  return new Instance(id, new Fake(dataset, settings), options.journalLimit);
 }

@@ -19,6 +19,10 @@ export interface RequestLocals {
   instance: Instance;
   requestId: string;
   baseUrl: string;
+  /** Set here: the operation the request matched (for the journal and response checks). */
+  operationId?: string;
+  /** Set here: the body as sent, so the journal need not re-parse it. */
+  responseBody?: unknown;
 }
 
 /**
@@ -46,6 +50,18 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * No token header at all: the request breaks the contract (a wrong or expired token does not),
+ * so the error names the header in `errors`, which also marks it as a violation in the journal.
+ */
+function missingToken(headerNames: string[]): ApiError {
+  const [first, ...others] = headerNames;
+  const alternatives = others.length > 0 ? ` (or ${others.join(', ')})` : '';
+  return new ApiError('invalidToken', 'Invalid token: no access token sent', [
+    { location: `header.${first}`, message: `is required${alternatives}` },
+  ]);
+}
+
 function mediaTypeOf(request: Request): string | undefined {
   const header = request.headers['content-type'];
   if (!header) return undefined;
@@ -70,11 +86,13 @@ export function createSpecRouter({ document, operations, handlers, fallback }: S
     router[operation.method](operation.routePath, async (req: Request, res: Response, next: NextFunction) => {
       try {
         const locals = res.locals as RequestLocals;
+        locals.operationId = operation.operationId;
         let principal: ReturnType<Instance['fake']['authenticate']> | undefined;
         if (tokenHeaderNames.length > 0) {
           const token = tokenHeaderNames
             .map((h) => firstHeader(req.headers[h]))
             .find((v) => v !== undefined && v !== '');
+          if (token === undefined) throw missingToken(tokenHeaderNames);
           principal = locals.instance.fake.authenticate(token);
         }
         const request = validate({
@@ -94,6 +112,7 @@ export function createSpecRouter({ document, operations, handlers, fallback }: S
           baseUrl: locals.baseUrl,
         });
         if (result.headers) res.set(result.headers);
+        locals.responseBody = result.body;
         res.status(result.status).json(result.body);
       } catch (error) {
         next(error);

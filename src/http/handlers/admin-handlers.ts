@@ -1,13 +1,154 @@
-import type { HandlerTable } from '../operation-handler.js';
+import { ApiError } from '../../errors.js';
+import type { FaultInput } from '../faults.js';
+import { datasetFromInput } from '../fixture-input.js';
+import type { Instance } from '../instance.js';
+import { type JournalFilter, viewEntry } from '../journal.js';
+import type { HandlerTable, OperationContext } from '../operation-handler.js';
+import { type SessionRegistry, sessionPath } from '../sessions.js';
+import { mergeSettings } from '../settings-input.js';
 
-/** The admin API: the fake's test-harness calls under /__admin. */
-export const adminHandlers: HandlerTable = {
-  getHealth: (context) => ({
-    status: 200,
-    body: {
-      status: 'ok',
-      session: context.instance.id ?? null,
-      documents: context.instance.fake.documentCount(),
+/**
+ * The admin API: the fake's test-harness calls under /__admin. Each acts on the instance the
+ * request was addressed to (the root, or the session under `/sessions/{id}`); the session calls
+ * act on the server's sessions from either. Bodies and parameters are already checked against
+ * the spec; every further check happens before anything changes.
+ */
+
+export interface AdminContext {
+  root: Instance;
+  sessions: SessionRegistry;
+}
+
+const done = { status: 200, body: { success: true } } as const;
+
+/** `http://host:port`: the request's base URL without the session prefix. */
+function originOf(context: OperationContext): string {
+  const id = context.instance.id;
+  return id === undefined ? context.baseUrl : context.baseUrl.slice(0, -sessionPath(id).length);
+}
+
+function clockOf(instance: Instance) {
+  const { clock } = instance.fake;
+  return { now: clock.nowSeconds(), offsetSeconds: Math.round(clock.offsetSeconds()) };
+}
+
+export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTable {
+  return {
+    getHealth: (context) => ({
+      status: 200,
+      body: {
+        status: 'ok',
+        session: context.instance.id ?? null,
+        documents: context.instance.fake.documentCount(),
+      },
+    }),
+
+    resetState: (context) => {
+      context.instance.reset();
+      return done;
     },
-  }),
-};
+
+    loadFixtures: (context) => {
+      const dataset = datasetFromInput(context.request.body, 'body', true);
+      context.instance.load(dataset);
+      return { status: 200, body: { success: true, documents: dataset.documents.length } };
+    },
+
+    getState: (context) => ({ status: 200, body: context.instance.fake.snapshot() }),
+
+    listRequests: async (context) => {
+      const { journal } = context.instance;
+      await journal.settled();
+      const entries = journal.list(context.request.query as JournalFilter);
+      return { status: 200, body: { requests: entries.map(viewEntry) } };
+    },
+
+    clearRequests: (context) => {
+      context.instance.journal.clear();
+      return done;
+    },
+
+    listViolations: async (context) => {
+      const { journal } = context.instance;
+      await journal.settled();
+      return { status: 200, body: { violations: journal.violations() } };
+    },
+
+    createFault: (context) => {
+      const fault = context.instance.faults.add(context.request.body as FaultInput);
+      return { status: 201, body: { id: fault.id } };
+    },
+
+    listFaults: (context) => ({ status: 200, body: { faults: context.instance.faults.list() } }),
+
+    clearFaults: (context) => {
+      context.instance.faults.clear();
+      return done;
+    },
+
+    deleteFault: (context) => {
+      const id = String(context.request.params.faultId);
+      if (!context.instance.faults.delete(id))
+        throw new ApiError('routeNotFound', `no fault with id "${id}"`);
+      return done;
+    },
+
+    getClock: (context) => ({ status: 200, body: clockOf(context.instance) }),
+
+    setClock: (context) => {
+      const body = context.request.body as { advanceSeconds?: number; now?: number };
+      const { clock } = context.instance.fake;
+      if (body.advanceSeconds !== undefined) clock.advance(body.advanceSeconds);
+      else if (body.now !== undefined) clock.set(body.now);
+      return { status: 200, body: clockOf(context.instance) };
+    },
+
+    revokeTokens: (context) => ({
+      status: 200,
+      body: { success: true, revoked: context.instance.fake.revokeTokens() },
+    }),
+
+    getSettings: (context) => ({ status: 200, body: context.instance.fake.settings }),
+
+    updateSettings: (context) => {
+      const { fake } = context.instance;
+      fake.settings = mergeSettings(fake.settings, context.request.body);
+      return { status: 200, body: fake.settings };
+    },
+
+    createSession: (context) => {
+      sessions.assertRoom();
+      const body = context.request.body as { fixtures?: unknown } | undefined;
+      const dataset =
+        body?.fixtures === undefined
+          ? root.fake.resetPoint()
+          : datasetFromInput(body.fixtures, 'body/fixtures', true);
+      const session = sessions.create(dataset);
+      return {
+        status: 201,
+        body: { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` },
+      };
+    },
+
+    listSessions: (context) => {
+      const origin = originOf(context);
+      return {
+        status: 200,
+        body: {
+          sessions: sessions.list().map((s) => ({
+            id: s.id,
+            baseUrl: `${origin}${sessionPath(s.id)}`,
+            createdAt: new Date(s.createdAt).toISOString(),
+            lastUsedAt: new Date(s.lastUsedAt).toISOString(),
+          })),
+        },
+      };
+    },
+
+    deleteSession: (context) => {
+      const id = String(context.request.params.sessionId);
+      if (!sessions.delete(id)) throw new ApiError('sessionNotFound', `no session with id "${id}"`);
+      return done;
+    },
+  };
+}

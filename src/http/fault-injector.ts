@@ -1,0 +1,62 @@
+import { STATUS_CODES } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RequestHandler } from 'express';
+import type { ErrorBody } from '../errors.js';
+import type { Instance } from './instance.js';
+
+/** Per-request values this middleware reads and sets on `res.locals`. */
+export interface FaultLocals {
+  instance: Instance;
+  requestId: string;
+  /** The id of the fault that applied (read by the request recorder). */
+  faultId?: string;
+  /** Set when a fault dropped the connection. */
+  dropped?: boolean;
+  /** The body as sent, when this middleware answered. */
+  responseBody?: unknown;
+}
+
+/** The default body of a fault that gives a status but no body: the vendor's error shape. */
+function faultBody(status: number, requestId: string): ErrorBody {
+  return {
+    success: false,
+    message: `${STATUS_CODES[status] ?? 'Error'} (injected fault)`,
+    code: 0,
+    status,
+    apiRequestUid: requestId,
+  };
+}
+
+/**
+ * Latency and faults for vendor API requests (never /__admin), before the spec router: first the
+ * instance's `latencyMs`, then the first matching fault (delay, then answer or drop, or go on).
+ * The fault is chosen when the request arrives, so `times` counts requests, not completions.
+ */
+export function createFaultInjector(): RequestHandler {
+  return async (req, res, next) => {
+    const locals = res.locals as FaultLocals;
+    const { instance } = locals;
+    const fault = instance.faults.take(req.method, req.path);
+    const latency = instance.fake.settings.latencyMs;
+    if (latency > 0) await sleep(latency);
+    if (!fault) {
+      next();
+      return;
+    }
+    locals.faultId = fault.id;
+    res.set('x-fake-fault', fault.id);
+    if (fault.delayMs > 0) await sleep(fault.delayMs);
+    if (fault.drop) {
+      locals.dropped = true;
+      req.socket.destroy();
+      return;
+    }
+    if (fault.status === undefined) {
+      next();
+      return;
+    }
+    const body = fault.hasBody ? fault.body : faultBody(fault.status, locals.requestId);
+    locals.responseBody = body;
+    res.status(fault.status).json(body);
+  };
+}

@@ -1,0 +1,27 @@
+import { FixtureError } from '../domain/fixtures/fixture-error.js';
+import { buildDataset } from '../domain/fixtures/load-fixtures.js';
+import type { Dataset } from '../domain/types.js';
+import { ApiError } from '../errors.js';
+
+/**
+ * Validates a fixture set that arrived over HTTP (or from the programmatic API). A rejected set
+ * is a 400 in the vendor's shape whose `errors` name every problem as `<file><json pointer>`,
+ * e.g. `body/documents/3/client_id`; nothing is applied.
+ *
+ * @param file how problems name the set: `body`, `body/fixtures`, `fixtures`.
+ * @param fresh the set was just parsed from JSON and is owned by the caller of this function only,
+ *   so its entries need not be copied.
+ */
+export function datasetFromInput(raw: unknown, file: string, fresh = false): Dataset {
+  try {
+    return buildDataset(raw, file, { fresh });
+  } catch (error) {
+    if (!(error instanceof FixtureError)) throw error;
+    const count = error.problems.length;
+    throw new ApiError(
+      'invalidBody',
+      `fixture set rejected: ${count} problem${count === 1 ? '' : 's'}`,
+      error.problems.map((p) => ({ location: `${p.file}${p.path}`, message: p.message })),
+    );
+  }
+}

@@ -1,0 +1,84 @@
+import type { Settings } from '../config.js';
+import { buildDataset, loadFixtureSource } from '../domain/fixtures/load-fixtures.js';
+import type { Dataset, FixtureSet } from '../domain/types.js';
+import type { FaultInput, FaultView } from './faults.js';
+import type { Instance } from './instance.js';
+import { type JournalEntryView, type JournalFilter, type ViolationRecord, viewEntry } from './journal.js';
+import { mergeSettings } from './settings-input.js';
+
+/**
+ * The admin API's powers as methods, for the programmatic API (`createMockServer` and its
+ * sessions). Same semantics as the matching `/__admin` calls.
+ */
+export interface InstanceControls {
+  /** Back to the loaded fixture set: state, tokens, journal, faults and clock (POST /__admin/reset). */
+  reset(): void;
+  /**
+   * Replaces the state with a fixture set (object, or file/folder path) that becomes the reset
+   * point, then clears as `reset` does (PUT /__admin/fixtures). Throws `FixtureError` listing
+   * every problem; the old state is kept.
+   */
+  load(fixtures: string | FixtureSet): Promise<void>;
+  /** The current state as a fixture set (GET /__admin/state). */
+  state(): Dataset;
+  /** The journal, newest last (GET /__admin/requests); waits for pending response checks. */
+  requests(filter?: JournalFilter): Promise<JournalEntryView[]>;
+  clearRequests(): void;
+  /** The requests that broke the contract (GET /__admin/violations). */
+  violations(): Promise<ViolationRecord[]>;
+  /** Moves the clock by `seconds` (negative goes back); tokens expire accordingly. */
+  advanceClock(seconds: number): void;
+  /** Sets the clock to `unixSeconds`. */
+  setClock(unixSeconds: number): void;
+  /** Invalidates every token issued so far; answers how many were still usable. */
+  revokeTokens(): number;
+  /** Adds a fault (POST /__admin/faults); answers its id. */
+  addFault(fault: FaultInput): string;
+  faults(): FaultView[];
+  removeFault(id: string): boolean;
+  clearFaults(): void;
+  /** The run-time settings, after applying `changes` (validated whole; PUT /__admin/settings). */
+  settings(changes?: Partial<Settings>): Settings;
+}
+
+async function datasetOf(fixtures: string | FixtureSet): Promise<Dataset> {
+  if (typeof fixtures === 'string') return (await loadFixtureSource(fixtures)).dataset;
+  return buildDataset(fixtures, 'fixtures');
+}
+
+export function controlsOf(instance: Instance): InstanceControls {
+  const { fake, journal, faults } = instance;
+  return {
+    reset: () => instance.reset(),
+    load: async (fixtures) => instance.load(await datasetOf(fixtures)),
+    state: () => fake.snapshot(),
+    requests: async (filter) => {
+      await journal.settled();
+      return journal.list(filter).map(viewEntry);
+    },
+    clearRequests: () => journal.clear(),
+    violations: async () => {
+      await journal.settled();
+      return journal.violations();
+    },
+    advanceClock: (seconds) => fake.clock.advance(seconds),
+    setClock: (unixSeconds) => fake.clock.set(unixSeconds),
+    revokeTokens: () => fake.revokeTokens(),
+    addFault: (fault) => faults.add(fault).id,
+    faults: () => faults.list(),
+    removeFault: (id) => faults.delete(id),
+    clearFaults: () => faults.clear(),
+    settings: (changes) => {
+      if (changes !== undefined) fake.settings = mergeSettings(fake.settings, changes);
+      return { ...fake.settings };
+    },
+  };
+}
+
+/** For sessions created programmatically: the dataset of `fixtures`, or `fallback` when absent. */
+export async function sessionDataset(
+  fixtures: string | FixtureSet | undefined,
+  fallback: () => Dataset,
+): Promise<Dataset> {
+  return fixtures === undefined ? fallback() : datasetOf(fixtures);
+}

@@ -1,0 +1,81 @@
+import express, { type RequestHandler, Router } from 'express';
+import type { Options } from '../config.js';
+import { ApiError } from '../errors.js';
+import { createAdminAuth } from './admin-auth.js';
+import { createFaultInjector } from './fault-injector.js';
+import { createRequestRecorder } from './request-recorder.js';
+import type { ResponseChecks } from './response-checks.js';
+
+/**
+ * Admin calls may carry whole fixture sets, larger than a vendor request should be: their limit
+ * is this or `bodyLimit`, whichever is larger (the vendor API's 413 threshold stays untouched).
+ */
+export const ADMIN_BODY_LIMIT = 64 * 1024 * 1024;
+
+export interface InstanceRouterOptions {
+  options: Pick<Options, 'bodyLimit' | 'maxQueryLength' | 'adminToken'>;
+  /** The spec router of the admin operations (tag `admin`). */
+  adminRouter: Router;
+  /** The spec router of the vendor operations. */
+  apiRouter: Router;
+  checks: ResponseChecks;
+}
+
+function queryLengthGuard(maxQueryLength: number): RequestHandler {
+  return (req, _res, next) => {
+    const q = req.originalUrl.indexOf('?');
+    if (q >= 0 && req.originalUrl.length - q - 1 > maxQueryLength) {
+      next(new ApiError('uriTooLong', `query string longer than ${maxQueryLength} characters`));
+      return;
+    }
+    next();
+  };
+}
+
+function bodyParsers(limit: number): RequestHandler[] {
+  return [
+    express.json({ limit, type: ['application/json', 'application/*+json'] }),
+    express.urlencoded({ limit, extended: false, type: 'application/x-www-form-urlencoded' }),
+    express.raw({ limit, type: () => true }),
+  ];
+}
+
+const notFound: RequestHandler = (_req, _res, next) => next(new ApiError('routeNotFound'));
+
+const isAdminPath = (path: string) => path === '/__admin' || path.startsWith('/__admin/');
+
+/**
+ * The routes of one instance, relative to where it is served (`/` for the root,
+ * `/sessions/{id}` for a session); the instance itself is chosen per request on
+ * `res.locals.instance`, so this router is built once per server and serves them all.
+ *
+ *   /__admin/...  auth (all but health), parsing, admin spec router; never journaled or faulted
+ *   anything else journal, limits, parsing, latency and faults, vendor spec router, 404
+ */
+export function createInstanceRouter({
+  options,
+  adminRouter,
+  apiRouter,
+  checks,
+}: InstanceRouterOptions): RequestHandler {
+  const auth = createAdminAuth(options.adminToken);
+  const guard = queryLengthGuard(options.maxQueryLength);
+  const admin = Router();
+  admin.use(
+    (req, res, next) => (req.path === '/__admin/health' ? next() : auth(req, res, next)),
+    guard,
+    ...bodyParsers(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT)),
+    adminRouter,
+    notFound,
+  );
+  const api = Router();
+  api.use(
+    createRequestRecorder(checks),
+    guard,
+    ...bodyParsers(options.bodyLimit),
+    createFaultInjector(),
+    apiRouter,
+    notFound,
+  );
+  return (req, res, next) => (isAdminPath(req.path) ? admin(req, res, next) : api(req, res, next));
+}

@@ -40,22 +40,39 @@ function requestBasics(): RequestHandler {
 }
 
 /**
- * CORS for browser apps: any origin by default (`corsOrigins` narrows it to a list; other origins
- * get no CORS headers), the token, key and admin headers allowed, the fake's own headers exposed.
- * Preflights are answered here, before any instance, so they work for session URLs too.
+ * CORS for browser apps: any origin by default (`corsOrigins` narrows it to a list), the token,
+ * key and admin headers allowed, the fake's own headers exposed. Preflights are answered here,
+ * before any instance, so they work for session URLs too and are never journaled. A request from
+ * an origin not on the list gets no CORS headers at all (its preflight a bare 204, which the
+ * browser refuses).
  */
 function corsMiddleware(origins: string): RequestHandler {
   const list = origins
     .split(',')
     .map((o) => o.trim())
     .filter(Boolean);
-  return cors({
-    origin: list.includes('*') ? true : list,
+  const anyOrigin = list.includes('*');
+  const allowed = new Set(list);
+  const handler = cors({
+    origin: anyOrigin ? true : list,
     methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['content-type', 'x-access-token', 'x-api-token', 'x-key', 'x-hash', 'authorization'],
     exposedHeaders: ['x-request-id', 'x-fake-session', 'x-fake-fault', 'x-fake-fallback'],
     maxAge: 600,
   });
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (anyOrigin || origin === undefined || allowed.has(origin)) {
+      handler(req, res, next);
+      return;
+    }
+    res.vary('Origin');
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      res.status(204).end();
+      return;
+    }
+    next();
+  };
 }
 
 function useSession(sessions: SessionRegistry): RequestHandler {

@@ -1,7 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import supertest from 'supertest';
 import { computeHash } from '../../src/domain/tokens.js';
-import { createMockServer, type MockServer, type MockServerOptions } from '../../src/index.js';
+import {
+  createMockServer,
+  type FixtureSet,
+  type MockServer,
+  type MockServerOptions,
+} from '../../src/index.js';
 
 /** The small fixture set most HTTP tests use: two organizations, five documents, explicit keys. */
 export const SMALL_SET = fileURLToPath(new URL('../fixtures/http/small-set.json', import.meta.url));
@@ -42,4 +48,28 @@ export async function createTestServer(options: MockServerOptions = {}): Promise
       return (res.body as { access_token: string }).access_token;
     },
   };
+}
+
+/**
+ * Gets an access token through the real token call of the instance served under `prefix`
+ * (`''` for the root, `/sessions/{id}` for a session); `http` is supertest over the app or a URL.
+ */
+export async function issueToken(
+  http: ReturnType<typeof supertest>,
+  prefix = '',
+  key: { keyId: string; secret: string } = ACME_KEY,
+): Promise<string> {
+  const content = 'api-content-hash';
+  const res = await http
+    .post(`${prefix}/api/v2/auth/client_token`)
+    .set('x-key', key.keyId)
+    .set('x-hash', computeHash(key.secret, content))
+    .send({ scope: 'docs_api', content });
+  if (res.status !== 200) throw new Error(`token call failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { access_token: string }).access_token;
+}
+
+/** The small set as a plain object, to modify in a test (a fresh copy on every call). */
+export function readSmallSet(): FixtureSet {
+  return JSON.parse(readFileSync(SMALL_SET, 'utf8')) as FixtureSet;
 }

@@ -1,0 +1,28 @@
+/** Load generation with autocannon's programmatic API: a warm-up run, then the measured run. */
+import autocannon from 'autocannon';
+
+function run(opts) {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+/**
+ * Warms up for `warmupSeconds`, then measures for `durationSeconds` with `connections`
+ * connections (no pipelining). Returns requests per second, latency percentiles (ms) and every
+ * kind of failure autocannon counts.
+ */
+export async function measure({ url, headers, connections, warmupSeconds, durationSeconds }) {
+  const base = { url, headers, connections, pipelining: 1, timeout: 10 };
+  if (warmupSeconds > 0) await run({ ...base, duration: warmupSeconds });
+  const r = await run({ ...base, duration: durationSeconds });
+  return {
+    requestsPerSecond: r.requests.average,
+    requestsTotal: r.requests.total,
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+    bytesPerResponse: r.requests.total > 0 ? Math.round(r.throughput.total / r.requests.total) : 0,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    non2xx: r.non2xx,
+  };
+}

@@ -1,0 +1,19 @@
+/**
+ * The framework's ceiling: a minimal Express 5 app answering each benchmarked path with a
+ * precomputed body of the same bytes the fake sent. Same app settings as the fake (no ETag, no
+ * x-powered-by), no middleware. Usage: node express-static.mjs <port> <routes.json>
+ */
+import express from 'express';
+import { CONTENT_TYPE, readRoutes } from './static-routes.mjs';
+
+const [port, file] = process.argv.slice(2);
+const app = express();
+app.disable('x-powered-by');
+app.set('etag', false);
+for (const [path, body] of readRoutes(file)) {
+  app.get(path, (_req, res) => {
+    res.set('content-type', CONTENT_TYPE);
+    res.send(body);
+  });
+}
+app.listen(Number(port), '127.0.0.1');

@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ErrorBody } from '../errors.js';
+import type { Fault } from './faults.js';
 import type { Instance } from './instance.js';
 
 /** Per-request values this middleware reads and sets on `res.locals`. */
@@ -33,30 +34,46 @@ function faultBody(status: number, requestId: string): ErrorBody {
  * The fault is chosen when the request arrives, so `times` counts requests, not completions.
  */
 export function createFaultInjector(): RequestHandler {
-  return async (req, res, next) => {
+  return (req, res, next) => {
     const locals = res.locals as FaultLocals;
     const { instance } = locals;
     const fault = instance.faults.take(req.method, req.path);
     const latency = instance.fake.settings.latencyMs;
-    if (latency > 0) await sleep(latency);
-    if (!fault) {
+    // The usual case stays synchronous: no promise per request.
+    if (!fault && latency <= 0) {
       next();
       return;
     }
-    locals.faultId = fault.id;
-    res.set('x-fake-fault', fault.id);
-    if (fault.delayMs > 0) await sleep(fault.delayMs);
-    if (fault.drop) {
-      locals.dropped = true;
-      req.socket.destroy();
-      return;
-    }
-    if (fault.status === undefined) {
-      next();
-      return;
-    }
-    const body = fault.hasBody ? fault.body : faultBody(fault.status, locals.requestId);
-    locals.responseBody = body;
-    res.status(fault.status).json(body);
+    return applyFault(fault, latency, req, res, next);
   };
+}
+
+async function applyFault(
+  fault: Fault | undefined,
+  latency: number,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): Promise<void> {
+  const locals = res.locals as FaultLocals;
+  if (latency > 0) await sleep(latency);
+  if (!fault) {
+    next();
+    return;
+  }
+  locals.faultId = fault.id;
+  res.set('x-fake-fault', fault.id);
+  if (fault.delayMs > 0) await sleep(fault.delayMs);
+  if (fault.drop) {
+    locals.dropped = true;
+    req.socket.destroy();
+    return;
+  }
+  if (fault.status === undefined) {
+    next();
+    return;
+  }
+  const body = fault.hasBody ? fault.body : faultBody(fault.status, locals.requestId);
+  locals.responseBody = body;
+  res.status(fault.status).json(body);
 }

@@ -16,7 +16,7 @@ export interface RecorderLocals extends FaultLocals {
  * Journals every vendor API request of the instance on `res.locals.instance`: what the client
  * sent, the response as sent, how long it took and the contract violations. Runs first on the
  * API path (before faults, latency, parsing and routing, so every outcome is journaled) and does
- * all its work when the response is over: per request it costs two listeners and one object.
+ * all its work when the response is over: per request it costs one listener and one object.
  */
 export function createRequestRecorder(checks: ResponseChecks): RequestHandler {
   return (req, res, next) => {
@@ -25,10 +25,8 @@ export function createRequestRecorder(checks: ResponseChecks): RequestHandler {
     const locals = res.locals as RecorderLocals;
     const { instance } = locals;
     const path = req.path;
-    let recorded = false;
-    const record = () => {
-      if (recorded) return;
-      recorded = true;
+    // 'close' comes once per response: after 'finish' when it was sent, or when the connection ended first.
+    res.once('close', () => {
       const completed = res.writableFinished;
       const error = locals.apiError;
       const body = req.body as unknown;
@@ -52,9 +50,7 @@ export function createRequestRecorder(checks: ResponseChecks): RequestHandler {
       if (completed && operationId && instance.fake.settings.validateResponses) {
         checks.schedule(instance, entry, operationId, res);
       }
-    };
-    res.once('finish', record);
-    res.once('close', record);
+    });
     next();
   };
 }

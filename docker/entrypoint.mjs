@@ -21,7 +21,9 @@ if (!process.env.FIXTURES) {
   }
   if (stats?.isDirectory() && readdirSync(MOUNT).length === 0) {
     // A bind mount of a host path that does not exist shows up as an empty folder.
-    fail(`${MOUNT} is mounted but empty: check the host path of the volume (or unmount it for the default set)`);
+    fail(
+      `${MOUNT} is mounted but empty: check the host path of the volume (or unmount it for the default set)`,
+    );
   }
   if (stats) process.env.FIXTURES = MOUNT;
 }

@@ -1,0 +1,52 @@
+/**
+ * Prints the options table (markdown) from OPTION_SPECS, so the docs never drift from the code:
+ *
+ *   npx tsx scripts/options-table.ts            every option: variable, flag, default, values
+ *   npx tsx scripts/options-table.ts --image    the same, with the Docker image's own defaults
+ */
+import { pathToFileURL } from 'node:url';
+import { OPTION_SPECS, type OptionSpec } from '../src/config.js';
+
+/** Defaults the Docker image sets with ENV (see Dockerfile); FIXTURES follows a /fixtures mount. */
+const IMAGE_DEFAULTS: Record<string, string> = {
+  HOST: '`0.0.0.0`',
+  FIXTURES: '`/fixtures` when mounted, else the bundled set',
+};
+
+function values(spec: OptionSpec): string {
+  const kind = spec.kind;
+  switch (kind.type) {
+    case 'integer':
+      return `integer ${kind.min.toString()}–${kind.max.toString()}`;
+    case 'enum':
+      return kind.values.map((v) => `\`${v}\``).join(', ');
+    case 'boolean':
+      return '`true` / `false`';
+    case 'string':
+      return 'text';
+  }
+}
+
+function defaultValue(spec: OptionSpec, image: boolean): string {
+  if (image && IMAGE_DEFAULTS[spec.env]) return IMAGE_DEFAULTS[spec.env] as string;
+  if (spec.default === undefined) return '(none)';
+  return `\`${String(spec.default)}\``;
+}
+
+const escapePipes = (text: string): string => text.replace(/\|/g, '\\|');
+
+export function optionsTable(image = false): string {
+  const rows = OPTION_SPECS.map(
+    (s) =>
+      `| \`${s.env}\` | \`${s.flag}\` | ${defaultValue(s, image)} | ${values(s)} | ${escapePipes(s.description)} |`,
+  );
+  return [
+    `| environment variable | flag | default${image ? ' (image)' : ''} | values | meaning |`,
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.stdout.write(`${optionsTable(process.argv.includes('--image'))}\n`);
+}

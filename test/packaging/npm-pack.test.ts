@@ -1,0 +1,110 @@
+/**
+ * What `npm publish` would ship: `npm pack --dry-run --json` on the project itself. The package is
+ * an allow-list (package.json `files`): the built code, the spec, the default fixtures, README and
+ * licence; nothing else (no sources, tests, test fixtures, bench, examples, image build files or
+ * local state). Builds dist/ first when it is missing (as `prepare` does before a real pack).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+interface PackResult {
+  files: Array<{ path: string; size: number }>;
+  size: number;
+  unpackedSize: number;
+}
+
+const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as {
+  main?: string;
+  types?: string;
+  bin?: Record<string, string>;
+  exports?: Record<string, unknown>;
+};
+
+/** Every top-level entry a published package may hold. */
+const ALLOWED = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^LICENSE$/,
+  /^dist\//,
+  /^spec\//,
+  /^fixtures\/default\//,
+];
+
+let files: string[];
+let result: PackResult;
+
+beforeAll(async () => {
+  const built = ['dist/index.js', 'dist/index.d.ts', 'dist/cli.js'].every((f) => existsSync(`${ROOT}/${f}`));
+  if (!built) await run(npm, ['run', 'build'], { cwd: ROOT });
+  // --ignore-scripts: report on dist/ as it is, without rebuilding it under other tests' feet.
+  const { stdout } = await run(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  result = (JSON.parse(stdout) as PackResult[])[0] as PackResult;
+  files = result.files.map((f) => f.path).sort();
+}, 120_000);
+
+describe('the npm package', () => {
+  it('ships the built code with its type declarations', () => {
+    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cli.js']));
+  });
+
+  it('ships every file package.json points at (main, types, bin, exports)', () => {
+    const targets = new Set<string>();
+    const collect = (value: unknown): void => {
+      if (typeof value === 'string') targets.add(value.replace(/^\.\//, ''));
+      else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    };
+    collect([pkg.main, pkg.types, pkg.bin, pkg.exports]);
+    for (const target of targets) {
+      if (target.includes('*')) {
+        const prefix = target.slice(0, target.indexOf('*'));
+        expect(
+          files.some((f) => f.startsWith(prefix)),
+          target,
+        ).toBe(true);
+      } else {
+        expect(files, target).toContain(target);
+      }
+    }
+  });
+
+  it('ships the spec and the whole default fixture set', () => {
+    expect(files).toEqual(expect.arrayContaining(['spec/openapi.yaml', 'spec/fixtures.schema.json']));
+    const fixtures = readdirSync(`${ROOT}/fixtures/default`).map((f) => `fixtures/default/${f}`);
+    expect(fixtures.length).toBeGreaterThan(0);
+    expect(files).toEqual(expect.arrayContaining(fixtures));
+  });
+
+  it('ships README, licence and package.json', () => {
+    expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json']));
+  });
+
+  it('ships nothing else: no sources, tests, test fixtures, bench, examples or local files', () => {
+    const unexpected = files.filter((f) => !ALLOWED.some((pattern) => pattern.test(f)));
+    expect(unexpected).toEqual([]);
+    expect(files.filter((f) => /\.test\.|(^|\/)test\/|\.tsbuildinfo$/.test(f))).toEqual([]);
+  });
+
+  it('ships no source maps that point at sources it does not ship', () => {
+    const maps = files.filter((f) => f.endsWith('.map'));
+    const dangling = maps.filter((map) => {
+      const { sources = [] } = JSON.parse(readFileSync(`${ROOT}/${map}`, 'utf8')) as { sources?: string[] };
+      const dir = map.slice(0, map.lastIndexOf('/') + 1);
+      return sources.some((s) => !files.includes(new URL(s, `file:///${dir}`).pathname.slice(1)));
+    });
+    expect(dangling).toEqual([]);
+  });
+
+  it('stays small', () => {
+    expect(result.size).toBeLessThan(1024 * 1024);
+  });
+});

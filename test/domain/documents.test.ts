@@ -35,15 +35,25 @@ describe('getDocument', () => {
     expect(err.message).toBe('not found.');
   });
 
-  it.each(['abc', '0', '00', '0101', '-1', '1.5', '', ' 101', '1e3', '0x10', '9007199254740993', '9'.repeat(400)])(
-    'rejects id %j as invalid',
-    (id) => {
-      const err = apiError(() => makeFake().fake.getDocument(ORG1, id));
-      expect(err.kind).toBe('invalidId');
-      expect(err.status).toBe(400);
-      expect(err.message).toBe('invalid id');
-    },
-  );
+  it.each([
+    'abc',
+    '0',
+    '00',
+    '0101',
+    '-1',
+    '1.5',
+    '',
+    ' 101',
+    '1e3',
+    '0x10',
+    '9007199254740993',
+    '9'.repeat(400),
+  ])('rejects id %j as invalid', (id) => {
+    const err = apiError(() => makeFake().fake.getDocument(ORG1, id));
+    expect(err.kind).toBe('invalidId');
+    expect(err.status).toBe(400);
+    expect(err.message).toBe('invalid id');
+  });
 });
 
 describe('patchDocument (replace semantics)', () => {

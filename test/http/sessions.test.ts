@@ -174,6 +174,26 @@ describe('a session', () => {
     expect(rootRead.body.details.name.value.text).toBe('Dundee Office');
   });
 
+  it('session calls made inside a session act on the server’s sessions, with top-level base URLs', async () => {
+    const server = await createTestServer();
+    const outer = await createSession(server);
+    const res = await server.http
+      .post(`${outer.prefix}/__admin/sessions`)
+      .set('host', 'fake.example:9000')
+      .send({});
+    expect(res.status).toBe(201);
+    expect(res.body.baseUrl).toBe(`http://fake.example:9000/sessions/${res.body.id}`);
+    const listed = await server.http
+      .get(`/sessions/${res.body.id}/__admin/sessions`)
+      .set('host', 'fake.example:9000');
+    expect(listed.body.sessions.map((x: { baseUrl: string }) => x.baseUrl).sort()).toEqual(
+      [
+        `http://fake.example:9000/sessions/${outer.id}`,
+        `http://fake.example:9000/sessions/${res.body.id}`,
+      ].sort(),
+    );
+  });
+
   it('has its own clock and settings', async () => {
     const server = await createTestServer();
     const a = await createSession(server);

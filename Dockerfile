@@ -31,13 +31,16 @@ RUN npm-ci --omit=dev --ignore-scripts --no-audit --no-fund \
 
 # --- runtime: compiled code, spec, default fixtures, production node_modules ------------------
 FROM ${NODE_IMAGE} AS runtime
+LABEL org.opencontainers.image.title="passportal-docs-fake" \
+      org.opencontainers.image.description="A faithful fake of the Passportal Documents API v2 for contract testing" \
+      org.opencontainers.image.licenses="MIT"
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4010
 WORKDIR /app
 # Files stay owned by root and read-only to the `node` user that runs the server.
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json ./
+COPY package.json LICENSE ./
 COPY spec ./spec
 COPY fixtures/default ./fixtures/default
 COPY docker/entrypoint.mjs docker/healthcheck.mjs ./docker/

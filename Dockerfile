@@ -9,12 +9,11 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 # --- build: dev dependencies, TypeScript compile (npm ci runs `prepare`, which builds) ---------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-COPY docker/npm-ci.sh /usr/local/bin/npm-ci
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY spec ./spec
 COPY src ./src
-RUN npm-ci --no-audit --no-fund \
+RUN npm ci --no-audit --no-fund \
  && test -f dist/cli.js && test -f dist/index.js \
  && find dist -type f \( -name '*.d.ts' -o -name '*.map' \) -delete
 
@@ -22,9 +21,8 @@ RUN npm-ci --no-audit --no-fund \
 # Pruned of what never runs: type declarations, source maps and markdown (about a quarter).
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-COPY docker/npm-ci.sh /usr/local/bin/npm-ci
 COPY package.json package-lock.json ./
-RUN npm-ci --omit=dev --ignore-scripts --no-audit --no-fund \
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \
       -o -name '*.map' -o -name '*.md' \) -delete \
  && rm -rf node_modules/@types

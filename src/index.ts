@@ -161,9 +161,16 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       mock.url = undefined;
       if (!s) return Promise.resolve();
       return new Promise((resolve) => {
-        s.close(() => resolve());
+        // A keep-alive connection turns idle once its request in flight is answered: sweep until
+        // none is left, so a client's open connection never holds the shutdown up.
+        const sweep = setInterval(() => s.closeIdleConnections(), 20).unref();
+        const force = setTimeout(() => s.closeAllConnections(), 1000).unref();
+        s.close(() => {
+          clearInterval(sweep);
+          clearTimeout(force);
+          resolve();
+        });
         s.closeIdleConnections();
-        setTimeout(() => s.closeAllConnections(), 1000).unref();
       });
     },
   };

@@ -73,6 +73,8 @@ function problemsOf(input: Record<string, unknown>): Violation[] {
   if (times !== undefined && !isInt(times, 1, Number.MAX_SAFE_INTEGER))
     bad('times', 'must be a positive integer');
   if (drop !== undefined && typeof drop !== 'boolean') bad('drop', 'must be true or false');
+  if (Object.hasOwn(input, 'body') && !serialisable(input.body))
+    bad('body', 'cannot be sent: nested too deeply to serialise');
   if (problems.length > 0) return problems;
   if (drop === true && (status !== undefined || Object.hasOwn(input, 'body')))
     bad('drop', 'cannot be combined with status or body (a dropped connection sends no response)');
@@ -80,6 +82,15 @@ function problemsOf(input: Record<string, unknown>): Violation[] {
   if (status === undefined && drop !== true && (delayMs === undefined || delayMs === 0))
     problems.push({ location: 'body', message: 'a fault needs status, delayMs or drop' });
   return problems;
+}
+
+function serialisable(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export class FaultList {

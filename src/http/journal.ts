@@ -186,6 +186,20 @@ export class Journal {
   }
 }
 
+/**
+ * A recorded value as it can be listed. A body nested thousands of levels deep parses fine but
+ * overflows the JSON serialiser: such a value is replaced by a note, so the listing still works.
+ */
+function listable(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  try {
+    JSON.stringify(value);
+    return value;
+  } catch {
+    return '[not listed: nested too deeply to serialise]';
+  }
+}
+
 /** The JSON form of an entry; a raw body becomes its UTF-8 text. */
 export function viewEntry(entry: JournalEntry): JournalEntryView {
   return {
@@ -195,10 +209,10 @@ export function viewEntry(entry: JournalEntry): JournalEntryView {
     path: entry.path,
     query: entry.query,
     headers: entry.headers,
-    body: Buffer.isBuffer(entry.body) ? entry.body.toString('utf8') : entry.body,
+    body: Buffer.isBuffer(entry.body) ? entry.body.toString('utf8') : listable(entry.body),
     status: entry.status,
     durationMs: entry.durationMs,
-    response: entry.response,
+    response: listable(entry.response),
     operationId: entry.operationId,
     fault: entry.fault,
     dropped: entry.outcome === 'dropped' ? true : undefined,

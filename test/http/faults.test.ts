@@ -167,9 +167,15 @@ describe('listing and removing', () => {
     ['a negative delay', { delayMs: -5 }, 'body/delayMs'],
     ['zero times', { status: 500, times: 0 }, 'body/times'],
     ['an odd method', { method: 'GE T', status: 500 }, 'body/method'],
-  ])('rejects %s with 400 naming %j, adding nothing', async (_name, fault, location) => {
+    [
+      'a body nested too deeply to send',
+      `{"status":500,"body":${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
+      'body/body',
+    ],
+  ])('rejects %s with 400 naming the field, adding nothing', async (_name, fault, location) => {
     const server = await createTestServer();
-    const res = await server.http.post('/__admin/faults').send(fault);
+    // A string is sent as raw JSON text (the deep one would overflow the client's serialiser).
+    const res = await server.http.post('/__admin/faults').set('content-type', 'application/json').send(fault);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, status: 400 });
     expect(JSON.stringify(res.body.errors)).toContain(location);

@@ -60,6 +60,22 @@ describe('GET /__admin/requests', () => {
     expect(entry.response).toEqual(res.body);
   });
 
+  it('still lists a request whose JSON body is nested too deeply to serialise', async () => {
+    const server = await createTestServer();
+    const token = await server.token();
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const res = await server.http
+      .patch('/api/v2/documents/101103')
+      .set('x-access-token', token)
+      .set('content-type', 'application/json')
+      .send(deep);
+    expect(res.status).toBe(400);
+    const listed = await server.http.get('/__admin/requests?method=PATCH');
+    expect(listed.status).toBe(200);
+    expect(listed.body.requests[0].body).toMatch(/nested too deeply/);
+    expect((await server.http.get('/__admin/violations')).status).toBe(200);
+  });
+
   it('filters by method, path, status and since', async () => {
     const server = await createTestServer();
     const token = await server.token();

@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // Suites that need a container engine run with `npm run test:containers`.
+    exclude: ['**/node_modules/**', 'examples/**/*.container.test.ts'],
     environment: 'node',
     setupFiles: ['test/support/setup-conformance.ts'],
     testTimeout: 20_000,

@@ -13,6 +13,7 @@ import { ApiError } from '../errors.js';
  *   so its entries need not be copied.
  */
 export function datasetFromInput(raw: unknown, file: string, fresh = false): Dataset {
+  assertSerialisable(raw, file);
   try {
     return buildDataset(raw, file, { fresh });
   } catch (error) {
@@ -23,5 +24,19 @@ export function datasetFromInput(raw: unknown, file: string, fresh = false): Dat
       `fixture set rejected: ${count} problem${count === 1 ? '' : 's'}`,
       error.problems.map((p) => ({ location: `${p.file}${p.path}`, message: p.message })),
     );
+  }
+}
+
+/**
+ * JSON nested thousands of levels deep parses, but every later read of it (state dump, document
+ * read) would overflow the serialiser: such a set is refused up front.
+ */
+function assertSerialisable(raw: unknown, file: string): void {
+  try {
+    JSON.stringify(raw);
+  } catch {
+    throw new ApiError('invalidBody', 'fixture set rejected: nested too deeply to serialise', [
+      { location: file, message: 'is nested too deeply to serialise' },
+    ]);
   }
 }

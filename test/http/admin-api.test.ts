@@ -119,6 +119,24 @@ describe('PUT /__admin/fixtures', () => {
     expect(await nameOf(server, await server.token())).toBe('Dundee Office');
   });
 
+  it('refuses a set nested too deeply to serialise, keeping the state readable', async () => {
+    const server = await createTestServer();
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const body = JSON.stringify(readSmallSet()).replace('"tags":[]', `"tags":${deep}`);
+    expect(body).toContain(deep);
+    const res = await server.http.put('/__admin/fixtures').set('content-type', 'application/json').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      { location: 'body', message: expect.stringMatching(/nested too deeply/) },
+    ]);
+    expect((await server.http.get('/__admin/state')).status).toBe(200);
+    const session = await server.http
+      .post('/__admin/sessions')
+      .set('content-type', 'application/json')
+      .send(`{"fixtures":${body}}`);
+    expect(session.status).toBe(400);
+  });
+
   it('names a referential problem (a document of an unknown client)', async () => {
     const server = await createTestServer();
     const set = readSmallSet();

@@ -131,6 +131,7 @@ export function createApp(context: AppContext): Express {
   });
 
   app.use(requestBasics());
+  // A silent logger (tests, benchmarks) gets no request-log middleware at all.
   if (logger.isLevelEnabled('error')) app.use(createRequestLog(logger));
   app.use(corsMiddleware(options.corsOrigins));
 

@@ -1,16 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import { entry, makeFake, ORG1, ORG2, ORG3 } from '../fixtures/domain/dataset.js';
-
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
+import { apiError, entry, makeFake, ORG1, ORG2, ORG3 } from '../fixtures/domain/dataset.js';
 
 const row = (fake: ReturnType<typeof makeFake>['fake'], id: number) =>
   fake.listDocuments(ORG1, { orderBy: 'id', resultsPerPage: 1000 }).find((r) => r.id === id);

@@ -1,16 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import { entry, makeDataset, makeFake, ORG1, ORG2, START_MS } from '../fixtures/domain/dataset.js';
-
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
+import { apiError, entry, makeDataset, makeFake, ORG1, ORG2, START_MS } from '../fixtures/domain/dataset.js';
 
 describe('getDocument', () => {
   it('returns templateUid, id and the details exactly as stored', () => {

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Clock } from '../../src/domain/clock.js';
 import { computeHash, hashMatches, MAX_TOKENS, TokenStore } from '../../src/domain/tokens.js';
-import { ApiError } from '../../src/errors.js';
-import { makeFake } from '../fixtures/domain/dataset.js';
+import { apiError, makeFake } from '../fixtures/domain/dataset.js';
 
 const VECTOR = 'adb7d285c09c582d25e57ab006b0a5607e317fdd90d56d782ae602f521ec6e5f';
-
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
 
 describe('computeHash / hashMatches', () => {
   it('matches the published test vector', () => {

@@ -137,7 +137,7 @@ export class Fake {
   listDocuments(p: Principal, q: ListQuery): DocumentSummary[] {
     const { catalog, search } = this.#loaded;
     const orders = this.#store.ordersOf(p.organizationId);
-    return queryDocuments(orders, q, catalog, search, this.settings).map((doc) => toSummary(doc, catalog));
+    return queryDocuments(orders, q, search, this.settings).map((doc) => toSummary(doc, catalog));
   }
 
   getDocument(p: Principal, documentId: string): DocumentRead {

@@ -1,10 +1,16 @@
 /**
  * Listing documents: filters (AND-combined), ordering and paging over the store's cached orders.
  *
- * A list walks the organization's cached order (forwards for `asc`, backwards for `desc`), skips
- * `(pageNum - 1) * resultsPerPage` matches and stops after `resultsPerPage`: nothing is copied or
- * sorted per request. Search reads a lower-cased search string per document, computed once and
- * cached by document object (documents are immutable, so the cache never goes stale).
+ * Without filters a page is a slice of the organization's cached order (read forwards for `asc`,
+ * backwards for `desc`). The exact filters (`type`, `templateUid`, `clientId`) use a view when
+ * there is one: the documents of the order that match them, in order, so a page costs the same
+ * at any page number and store size. A view is built (one pass over the order) by the second
+ * query with the same filters against an unchanged order (`OrgOrders.version`) and dropped when
+ * the order changes, so alternating writes and lists never pay for views they cannot reuse.
+ * Otherwise the query walks the order, skipping `(pageNum - 1) * resultsPerPage` matches and
+ * stopping after `resultsPerPage`. `searchTxt` always walks (the view, when there is one); it reads
+ * a lower-cased search string per document, computed once and cached by document object
+ * (documents are immutable, so the cache never goes stale).
  */
 import type { Settings } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -56,13 +62,71 @@ export function parseTemplateUid(value: unknown): number | undefined {
 
 const SEPARATOR = '\u0000';
 
-/** Per-document lower-cased search strings, cached by document object. */
+/** Filter views kept per order array; beyond this many distinct filters they are all dropped. */
+const MAX_VIEWS = 64;
+
+interface Views {
+  version: number;
+  /** Filters queried once against this version: the next query with one builds its view. */
+  seen: Set<string>;
+  byFilter: Map<string, readonly Document[]>;
+}
+
+/**
+ * The list query's caches for one loaded dataset: per-document lower-cased search strings (by
+ * document object) and filter views (by order array and its version). Both are keyed by objects
+ * the store shares with its reset point, so they stay warm across resets.
+ */
 export class SearchIndex {
   readonly #cache = new WeakMap<Document, string>();
+  readonly #views = new WeakMap<readonly Document[], Views>();
+  readonly #typeTemplates = new Map<string, ReadonlySet<number>>();
   readonly #catalog: Catalog;
 
   constructor(catalog: Catalog) {
     this.#catalog = catalog;
+  }
+
+  /** The ids of the templates of a template type. */
+  templatesOfType(type: string): ReadonlySet<number> {
+    let ids = this.#typeTemplates.get(type);
+    if (ids === undefined) {
+      ids = new Set(
+        [...this.#catalog.templates.values()]
+          .filter((t) => t.template.type === type)
+          .map((t) => t.template.id),
+      );
+      this.#typeTemplates.set(type, ids);
+    }
+    return ids;
+  }
+
+  /**
+   * The documents of `order` for which `matches` holds, in order (`filter` names the predicate);
+   * undefined the first time a filter is asked for against this `version` of the order.
+   */
+  view(
+    order: readonly Document[],
+    version: number,
+    filter: string,
+    matches: (doc: Document) => boolean,
+  ): readonly Document[] | undefined {
+    let views = this.#views.get(order);
+    if (views?.version !== version) {
+      views = { version, seen: new Set(), byFilter: new Map() };
+      this.#views.set(order, views);
+    }
+    let docs = views.byFilter.get(filter);
+    if (docs === undefined) {
+      if (!views.seen.has(filter)) {
+        views.seen.add(filter);
+        return undefined;
+      }
+      if (views.byFilter.size >= MAX_VIEWS) views.byFilter.clear();
+      docs = order.filter(matches);
+      views.byFilter.set(filter, docs);
+    }
+    return docs;
   }
 
   textOf(doc: Document): string {
@@ -119,7 +183,6 @@ function positiveInt(value: number | undefined, fallback: number, name: string, 
 export function queryDocuments(
   orders: OrgOrders | undefined,
   q: ListQuery,
-  catalog: Catalog,
   search: SearchIndex,
   settings: Settings,
 ): Document[] {
@@ -151,17 +214,29 @@ export function queryDocuments(
 
   const page: Document[] = [];
   if (!orders) return page;
-  const list = orderBy === 'id' ? orders.byId : orders.byLabel;
+  const order = orderBy === 'id' ? orders.byId : orders.byLabel;
+  const typeTemplates = type === undefined ? undefined : search.templatesOfType(type);
+  const matches = (doc: Document): boolean =>
+    (clientId === undefined || doc.client_id === clientId) &&
+    (templateId === undefined || doc.templateId === templateId) &&
+    (typeTemplates === undefined || typeTemplates.has(doc.templateId));
+  const filtered = clientId !== undefined || templateId !== undefined || type !== undefined;
+  const view = filtered
+    ? search.view(order, orders.version, `${type ?? ''}|${templateId ?? ''}|${clientId ?? ''}`, matches)
+    : order;
+  const list = view ?? order;
   const desc = orderDir === 'desc';
   const n = list.length;
   // Clamped so an absurd pageNum cannot make the arithmetic lose precision.
   let toSkip = Math.min((pageNum - 1) * perPage, n);
+  if (view !== undefined && needle === undefined) {
+    const end = Math.min(toSkip + perPage, n);
+    for (let k = toSkip; k < end; k++) page.push(list[desc ? n - 1 - k : k] as Document);
+    return page;
+  }
   for (let k = 0; k < n; k++) {
-    const doc = list[desc ? n - 1 - k : k];
-    if (!doc) continue;
-    if (clientId !== undefined && doc.client_id !== clientId) continue;
-    if (templateId !== undefined && doc.templateId !== templateId) continue;
-    if (type !== undefined && catalog.templates.get(doc.templateId)?.template.type !== type) continue;
+    const doc = list[desc ? n - 1 - k : k] as Document;
+    if (view === undefined && !matches(doc)) continue;
     if (needle !== undefined && !search.textOf(doc).includes(needle)) continue;
     if (toSkip > 0) {
       toSkip--;

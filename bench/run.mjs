@@ -128,7 +128,7 @@ async function startStatic(script, routesFile) {
 // ---------------------------------------------------------------------------------------------
 // Measurements
 
-async function measureServer(name, port, paths, headers) {
+async function measureServer(name, { port, child }, paths, headers) {
   const out = {};
   for (const [operation, path] of Object.entries(paths)) {
     const check = await request(port, path, { headers });
@@ -140,6 +140,7 @@ async function measureServer(name, port, paths, headers) {
       connections: CONFIG.connections,
       warmupSeconds: CONFIG.warmupSeconds,
       durationSeconds: CONFIG.durationSeconds,
+      pid: child.pid,
     });
   }
   return out;
@@ -160,7 +161,7 @@ async function throughput(data, tmp) {
   const readBody = (await request(fake.port, paths.read, { headers })).body.toString('utf8');
   const fakePage = JSON.parse(listBody).results;
   checks.fakeListRows = fakePage.length;
-  results.fake = await measureServer('fake', fake.port, paths, headers);
+  results.fake = await measureServer('fake', fake, paths, headers);
   await stopProcess(fake.child);
 
   const routesFile = join(tmp, 'static-routes.json');
@@ -168,7 +169,7 @@ async function throughput(data, tmp) {
 
   log('throughput: Prism (prism mock spec/openapi.yaml, -v silent)');
   const prism = await startPrism();
-  results.prism = await measureServer('prism', prism.port, paths, headers);
+  results.prism = await measureServer('prism', prism, paths, headers);
   await stopProcess(prism.child);
 
   log(`throughput: json-server 0.17 (${CONFIG.documents} list rows, --quiet)`);
@@ -178,17 +179,17 @@ async function throughput(data, tmp) {
   checks.jsonServerListRows = jsPage.length;
   checks.jsonServerSameIds = JSON.stringify(ids(jsPage)) === JSON.stringify(ids(fakePage));
   checks.jsonServerSameRows = JSON.stringify(jsPage) === JSON.stringify(fakePage);
-  results.jsonServer = await measureServer('json-server', js.port, jsPaths, headers);
+  results.jsonServer = await measureServer('json-server', js, jsPaths, headers);
   await stopProcess(js.child);
 
   log('throughput: minimal Express app (precomputed bodies)');
   const ex = await startStatic('express-static.mjs', routesFile);
-  results.express = await measureServer('express', ex.port, paths, headers);
+  results.express = await measureServer('express', ex, paths, headers);
   await stopProcess(ex.child);
 
   log('throughput: bare node:http (precomputed bodies)');
   const bare = await startStatic('node-static.mjs', routesFile);
-  results.node = await measureServer('node', bare.port, paths, headers);
+  results.node = await measureServer('node', bare, paths, headers);
   await stopProcess(bare.child);
 
   checks.listBodyBytes = Buffer.byteLength(listBody);
@@ -303,7 +304,7 @@ async function largeSet(data) {
     const afterLoad = await gc();
     const token = await issueToken(fake.port);
     const headers = { 'x-access-token': token };
-    const list = await measureServer('fake 100k', fake.port, { list: LIST_PATH }, headers);
+    const list = await measureServer('fake 100k', fake, { list: LIST_PATH }, headers);
     const afterLoadTest = await gc();
     return {
       startupMs: fake.readyMs,

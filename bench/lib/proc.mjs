@@ -89,6 +89,15 @@ export function memoryOf(pid) {
   return { rss: kb('VmRSS') * 1024, peakRss: kb('VmHWM') * 1024 };
 }
 
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms, from /proc/<pid>/stat
+ * (clock ticks, assumed 100 per second as on every common Linux build).
+ */
+export function cpuTimeMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export const median = (values) => {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;

@@ -72,6 +72,20 @@ export function evaluateTargets(report) {
       (v) => v >= 0.8,
       'x',
     ],
+    [
+      'list CPU per request: Express ÷ fake (supplementary)',
+      '≥ 0.8×',
+      ratio(t.express.list.serverCpuUsPerRequest, t.fake.list.serverCpuUsPerRequest),
+      (v) => v >= 0.8,
+      'x',
+    ],
+    [
+      'read CPU per request: Express ÷ fake (supplementary)',
+      '≥ 0.8×',
+      ratio(t.express.read.serverCpuUsPerRequest, t.fake.read.serverCpuUsPerRequest),
+      (v) => v >= 0.8,
+      'x',
+    ],
     ['start-up to healthy (median)', '≤ 250 ms', startup, (v) => v <= 250, 'ms'],
     ['start-up ÷ Prism start-up', '≤ 0.33×', ratio(startup, prismStartup), (v) => v <= 1 / 3, 'x'],
     ['reset at 10,000 documents (median)', '≤ 20 ms', report.reset.medianMs, (v) => v <= 20, 'ms'],
@@ -125,6 +139,18 @@ export function formatReport(report) {
       (k) => `${num(ratio(fake, t[k][op].requestsPerSecond), 2)}×`,
     );
     lines.push(`| ${op} | ${SERVERS.map(([k]) => cell(k)).join(' | ')} | ${ratios.join(' | ')} |`);
+  }
+  lines.push(
+    '',
+    `| server CPU per request (µs, all threads) | ${SERVERS.map(([, label]) => label).join(' | ')} | Express ÷ fake | node ÷ fake |`,
+  );
+  lines.push(`|---|${SERVERS.map(() => '---:').join('|')}|---:|---:|`);
+  for (const op of ['list', 'read']) {
+    const cpu = (key) => t[key][op].serverCpuUsPerRequest;
+    lines.push(
+      `| ${op} | ${SERVERS.map(([k]) => num(cpu(k))).join(' | ')} | ` +
+        `${num(ratio(cpu('express'), cpu('fake')), 2)}× | ${num(ratio(cpu('node'), cpu('fake')), 2)}× |`,
+    );
   }
   const s = report.startup;
   const large = report.large;

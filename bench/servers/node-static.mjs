@@ -18,3 +18,6 @@ createServer((req, res) => {
   res.writeHead(200, { 'content-type': CONTENT_TYPE, 'content-length': body.length });
   res.end(body);
 }).listen(Number(port), '127.0.0.1');
+
+// Exit cleanly on SIGTERM (so --cpu-prof can write its profile).
+process.once('SIGTERM', () => process.exit(0));

@@ -261,14 +261,23 @@ function planArbitrary(operation: Operation): fc.Arbitrary<Plan> {
     });
 }
 
+/** encodeURIComponent, with lone surrogates replaced (they have no UTF-8 form to escape). */
+function formEncode(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return encodeURIComponent((text as unknown as { toWellFormed(): string }).toWellFormed());
+  }
+}
+
 function formText(value: unknown): string {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return encodeURIComponent(toJsonText(value));
+    return formEncode(toJsonText(value));
   const parts: string[] = [];
   for (const key of Object.keys(value)) {
     const v = (value as Record<string, unknown>)[key];
     const text = typeof v === 'string' ? v : v instanceof RawJson ? v.text : toJsonText(v);
-    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`);
+    parts.push(`${formEncode(key)}=${formEncode(text)}`);
   }
   return parts.join('&');
 }

@@ -11,12 +11,15 @@ import type { Operation, ParameterDef } from '../../src/http/operations.js';
 import { type OpenApiDocument, resolveRef } from '../../src/http/spec-document.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** JSON text inserted verbatim where this value sits (numbers JSON.parse rounds, deep nesting). */
 export class RawJson {
   constructor(readonly text: string) {}
 }
+
+/** A JSON object node (a RawJson is a leaf). */
+const isObj = (v: unknown): v is Obj =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RawJson);
 
 /** Sets an own enumerable property, even `__proto__`, without touching any prototype. */
 export function setOwn(target: Obj, key: string, value: unknown): void {
@@ -363,7 +366,10 @@ function pathsOf(value: unknown, path: Path = [], out: Path[] = []): Path[] {
 
 function getAt(root: unknown, path: Path): unknown {
   let node = root;
-  for (const part of path) node = (node as Obj)[part as string];
+  for (const part of path) {
+    if (!isObj(node) && !Array.isArray(node)) return undefined;
+    node = (node as Obj)[part as string];
+  }
   return node;
 }
 
@@ -396,7 +402,9 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 /** Applies mutations to a copy of the value; paths are picked by index among the value's paths. */
 export function applyMutations(value: unknown, mutations: Mutation[]): unknown {
   let root = cloneJson(value);
-  for (const m of mutations) {
+  for (const original of mutations) {
+    // Generated values may be shared between runs (constants): insert copies only.
+    const m = 'value' in original ? { ...original, value: cloneJson(original.value) } : original;
     if (m.kind === 'protoEverywhere') {
       for (const path of pathsOf(root)) {
         const node = getAt(root, path);

@@ -25,7 +25,16 @@ export interface WireInput {
 export function createWireClient(baseUrl: string, timeoutMs: number) {
   const base = new URL(baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-  const send = (input: WireInput): Promise<WireResponse> =>
+  const send = async (input: WireInput): Promise<WireResponse> => {
+    try {
+      return await attempt(input);
+    } catch (error) {
+      // A kept-alive socket the server closed as it idled: the request never reached it.
+      if ((error as { retryable?: boolean }).retryable) return attempt(input);
+      throw error;
+    }
+  };
+  const attempt = (input: WireInput): Promise<WireResponse> =>
     new Promise((resolve, reject) => {
       const headers = [`host`, base.host, ...input.headers];
       if (input.body !== undefined) headers.push('content-length', String(input.body.length));
@@ -67,8 +76,11 @@ export function createWireClient(baseUrl: string, timeoutMs: number) {
           new Error(`no answer within ${timeoutMs} ms: ${input.method} ${input.path.slice(0, 200)}`),
         );
       }, timeoutMs);
-      req.on('error', (error) => {
+      req.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        if (req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+          Object.assign(error, { retryable: true });
+        }
         reject(error);
       });
       req.end(input.body);

@@ -91,11 +91,13 @@ async function issueToken(port) {
   return JSON.parse(res.body.toString('utf8')).access_token;
 }
 
-async function startPrism() {
+/** `prism mock spec/openapi.yaml` as documented (request log at info); `quiet`: `-v silent`. */
+async function startPrism({ quiet = false } = {}) {
   const port = await freePort();
   const since = performance.now();
   const bin = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
-  const args = [bin, 'mock', join(ROOT, 'spec/openapi.yaml'), '-h', HOST, '-p', String(port), '-v', 'silent'];
+  const args = [bin, 'mock', join(ROOT, 'spec/openapi.yaml'), '-h', HOST, '-p', String(port)];
+  if (quiet) args.push('-v', 'silent');
   const child = spawnTracked(NODE, args);
   const readyMs = await waitFor(child, port, LIST_PATH, {
     since,
@@ -106,10 +108,12 @@ async function startPrism() {
   return { child, port, readyMs };
 }
 
-async function startJsonServer(db) {
+/** `json-server db.json` as documented (request log on); `quiet`: `--quiet`. */
+async function startJsonServer(db, { quiet = false } = {}) {
   const port = await freePort();
   const bin = join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
-  const child = spawnTracked(NODE, [bin, '--port', String(port), '--host', HOST, '--quiet', db]);
+  const args = [bin, '--port', String(port), '--host', HOST, ...(quiet ? ['--quiet'] : []), db];
+  const child = spawnTracked(NODE, args);
   await waitFor(child, port, '/documents/1', {
     since: performance.now(),
     accept: () => true,
@@ -167,20 +171,31 @@ async function throughput(data, tmp) {
   const routesFile = join(tmp, 'static-routes.json');
   await writeFile(routesFile, JSON.stringify({ '/api/v2/documents': listBody, [paths.read]: readBody }));
 
-  log('throughput: Prism (prism mock spec/openapi.yaml, -v silent)');
-  const prism = await startPrism();
-  results.prism = await measureServer('prism', prism, paths, headers);
-  await stopProcess(prism.child);
+  for (const quiet of [false, true]) {
+    log(`throughput: Prism (prism mock spec/openapi.yaml${quiet ? ' -v silent' : ', request log on'})`);
+    const prism = await startPrism({ quiet });
+    results[quiet ? 'prismQuiet' : 'prism'] = await measureServer('prism', prism, paths, headers);
+    await stopProcess(prism.child);
+  }
 
-  log(`throughput: json-server 0.17 (${CONFIG.documents} list rows, --quiet)`);
-  const js = await startJsonServer(data.jsonServerDb);
   const jsPaths = { list: JSON_SERVER_LIST_PATH, read: `/documents/${data.readId}` };
-  const jsPage = JSON.parse((await request(js.port, jsPaths.list, { headers })).body.toString('utf8'));
-  checks.jsonServerListRows = jsPage.length;
-  checks.jsonServerSameIds = JSON.stringify(ids(jsPage)) === JSON.stringify(ids(fakePage));
-  checks.jsonServerSameRows = JSON.stringify(jsPage) === JSON.stringify(fakePage);
-  results.jsonServer = await measureServer('json-server', js, jsPaths, headers);
-  await stopProcess(js.child);
+  for (const quiet of [false, true]) {
+    log(
+      `throughput: json-server 0.17 (${CONFIG.documents} list rows${quiet ? ', --quiet' : ', request log on'})`,
+    );
+    const js = await startJsonServer(data.jsonServerDb, { quiet });
+    const jsPage = JSON.parse((await request(js.port, jsPaths.list, { headers })).body.toString('utf8'));
+    checks.jsonServerListRows = jsPage.length;
+    checks.jsonServerSameIds = JSON.stringify(ids(jsPage)) === JSON.stringify(ids(fakePage));
+    checks.jsonServerSameRows = JSON.stringify(jsPage) === JSON.stringify(fakePage);
+    results[quiet ? 'jsonServerQuiet' : 'jsonServer'] = await measureServer(
+      'json-server',
+      js,
+      jsPaths,
+      headers,
+    );
+    await stopProcess(js.child);
+  }
 
   log('throughput: minimal Express app (precomputed bodies)');
   const ex = await startStatic('express-static.mjs', routesFile);

@@ -7,6 +7,7 @@ import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures
 import type { Dataset, FixtureSet } from './domain/types.js';
 import { ApiError, toErrorBody } from './errors.js';
 import { createApp } from './http/app.js';
+import { answerClientError } from './http/client-error.js';
 import { createInstance, type Instance } from './http/instance.js';
 import { controlsOf, type InstanceControls, sessionDataset } from './http/instance-controls.js';
 import { SessionRegistry, sessionPath } from './http/sessions.js';
@@ -118,18 +119,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     listen(port = options.port, host = options.host) {
       return new Promise((resolve, reject) => {
         const s = createServer({ maxHeaderSize: options.maxHeaderSize }, app);
-        s.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-          if (!socket.writable) return socket.destroy();
-          const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-          const apiError = tooLarge
-            ? new ApiError('headersTooLarge')
-            : new ApiError('invalidBody', 'malformed HTTP request');
-          const body = JSON.stringify(toErrorBody(apiError, 'none'));
-          socket.end(
-            `HTTP/1.1 ${apiError.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-              `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-          );
-        });
+        s.on('clientError', answerClientError);
         s.once('error', reject);
         s.listen(port, host, () => {
           s.off('error', reject);

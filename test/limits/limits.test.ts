@@ -20,10 +20,10 @@ function expectVendorError(body: unknown, status: number, message: RegExp) {
 }
 
 /** Sends one request with raw headers (fetch would refuse some) and reads the answer. */
-function rawGet(url: string, path: string, headers: Record<string, string>) {
+function rawGet(url: string, path: string, headers: Record<string, string>, method = 'GET') {
   return new Promise<{ status: number; headers: Record<string, string>; text: string }>((resolve, reject) => {
     const target = new URL(url);
-    const req = request({ host: target.hostname, port: target.port, path, method: 'GET', headers }, (res) => {
+    const req = request({ host: target.hostname, port: target.port, path, method, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => {
@@ -130,6 +130,10 @@ describe('limits set through options', () => {
       }),
     );
     expectVendorError(body, 431, /headers too large/);
+    // A HEAD request gets the status without a body, so the client can parse the answer.
+    const head = await rawGet(url, '/api/v2/documents', { 'x-padding': 'p'.repeat(3000) }, 'HEAD');
+    expect(head.status).toBe(431);
+    expect(head.text).toBe('');
     // The server is still there for well-behaved clients.
     const next = await rawGet(url, '/__admin/health', {});
     expect(next.status).toBe(200);

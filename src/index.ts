@@ -5,7 +5,6 @@ import type { Logger } from 'pino';
 import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './config.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { Dataset, FixtureSet } from './domain/types.js';
-import { ApiError, toErrorBody } from './errors.js';
 import { createApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import { createInstance, type Instance } from './http/instance.js';

@@ -18,10 +18,13 @@ export function freePort() {
   });
 }
 
-/** One HTTP request; resolves `{status, headers, body}` or `{status: 0, error}` when it cannot connect. */
-export function request(port, path, { method = 'GET', headers = {}, body } = {}) {
+/**
+ * One HTTP request; resolves `{status, headers, body}` or `{status: 0, error}` when it cannot
+ * connect. A new connection each time unless an `agent` (keep-alive) is given.
+ */
+export function request(port, path, { method = 'GET', headers = {}, body, agent = false } = {}) {
   return new Promise((resolve) => {
-    const req = http.request({ host: HOST, port, path, method, headers, agent: false }, (res) => {
+    const req = http.request({ host: HOST, port, path, method, headers, agent }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () =>

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 const SERVERS = [
   ['fake', 'fake'],
+  ['fakeLogged', 'fake, log info'],
   ['prism', 'Prism'],
   ['prismQuiet', 'Prism -v silent'],
   ['jsonServer', 'json-server'],

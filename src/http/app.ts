@@ -27,13 +27,11 @@ export interface AppContext {
 
 const ADMIN_TAG = 'admin';
 
-/** Request id (also sent as `x-request-id`) and the base URL the client used (from `Host`). */
+/** Request id, also sent as `x-request-id`. */
 function requestBasics(): RequestHandler {
-  return (req, res, next) => {
-    const locals = res.locals as Partial<RequestLocals>;
+  return (_req, res, next) => {
     const requestId = randomUUID();
-    locals.requestId = requestId;
-    locals.baseUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+    (res.locals as Partial<RequestLocals>).requestId = requestId;
     res.setHeader('x-request-id', requestId);
     next();
   };
@@ -90,7 +88,7 @@ function useSession(sessions: SessionRegistry): RequestHandler {
     }
     const locals = res.locals as RequestLocals;
     locals.instance = instance;
-    locals.baseUrl += sessionPath(id);
+    locals.basePath = sessionPath(id);
     res.setHeader('x-fake-session', id);
     next();
   };

@@ -32,12 +32,24 @@ function queryLengthGuard(maxQueryLength: number): RequestHandler {
   };
 }
 
-function bodyParsers(limit: number): RequestHandler[] {
-  return [
+/**
+ * JSON, form and (for any other type, so the size limit still applies) raw bodies. Requests
+ * without a body (most of them: GETs) skip the parsers altogether.
+ */
+function bodyParser(limit: number): RequestHandler {
+  const parse = Router().use(
     express.json({ limit, type: ['application/json', 'application/*+json'] }),
     express.urlencoded({ limit, extended: false, type: 'application/x-www-form-urlencoded' }),
     express.raw({ limit, type: () => true }),
-  ];
+  );
+  return (req, res, next) => {
+    const { headers } = req;
+    if (headers['transfer-encoding'] === undefined && headers['content-length'] === undefined) {
+      next();
+      return;
+    }
+    parse(req, res, next);
+  };
 }
 
 const notFound: RequestHandler = (_req, _res, next) => next(new ApiError('routeNotFound'));
@@ -64,7 +76,7 @@ export function createInstanceRouter({
   admin.use(
     (req, res, next) => (req.path === '/__admin/health' ? next() : auth(req, res, next)),
     guard,
-    ...bodyParsers(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT)),
+    bodyParser(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT)),
     adminRouter,
     notFound,
   );
@@ -72,7 +84,7 @@ export function createInstanceRouter({
   api.use(
     createRequestRecorder(checks),
     guard,
-    ...bodyParsers(options.bodyLimit),
+    bodyParser(options.bodyLimit),
     createFaultInjector(),
     apiRouter,
     notFound,

@@ -18,7 +18,8 @@ export interface SpecRouterOptions {
 export interface RequestLocals {
   instance: Instance;
   requestId: string;
-  baseUrl: string;
+  /** Where the instance is mounted: '' for the root, `/sessions/{id}` for a session. */
+  basePath?: string;
   /** Set here: the operation the request matched (for the journal and response checks). */
   operationId?: string;
   /** Set here: the body as sent, so the journal need not re-parse it. */
@@ -60,6 +61,15 @@ function missingToken(headerNames: string[]): ApiError {
   return new ApiError('invalidToken', 'Invalid token: no access token sent', [
     { location: `header.${first}`, message: `is required${alternatives}` },
   ]);
+}
+
+/** Sends a JSON body; what `res.json` does, without its per-call option lookups. */
+function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body) ?? '';
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 function mediaTypeOf(request: Request): string | undefined {
@@ -109,11 +119,14 @@ export function createSpecRouter({ document, operations, handlers, fallback }: S
           request,
           headers: req.headers,
           requestId: locals.requestId,
-          baseUrl: locals.baseUrl,
+          // Only the session calls need it: built on demand from the Host the client used.
+          get baseUrl() {
+            return `${req.protocol}://${req.get('host') ?? 'localhost'}${locals.basePath ?? ''}`;
+          },
         });
         if (result.headers) res.set(result.headers);
         locals.responseBody = result.body;
-        res.status(result.status).json(result.body);
+        sendJson(res, result.status, result.body);
       } catch (error) {
         next(error);
       }

@@ -1,11 +1,19 @@
+import { createRequire } from 'node:module';
 import { type Logger, pino } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { Options } from './config.js';
 
-/** One logger per server: JSON lines by default, human-readable with logFormat=pretty. */
+const require = createRequire(import.meta.url);
+
+/**
+ * One logger per server: JSON lines by default, human-readable with logFormat=pretty. The
+ * pretty printer is loaded only when asked for: most runs (CI, containers) never need it, and
+ * start-up time is a product feature.
+ */
 export function createLogger(options: Pick<Options, 'logLevel' | 'logFormat'>): Logger {
   const base = { level: options.logLevel, base: { name: 'passportal-docs-fake' } };
   if (options.logFormat === 'pretty') {
+    const pretty = require('pino-pretty') as typeof PinoPretty;
     return pino(
       base,
       pretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname,name', sync: true }),

@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 
 /** The parts of an OpenAPI 3.1 document the fake reads. */
+const require = createRequire(import.meta.url);
+
+/** YAML is parsed only when the build's JSON copy is missing or stale (loaded on demand: start-up). */
+function parse(yaml: string): unknown {
+  return (require('yaml') as typeof import('yaml')).parse(yaml);
+}
+
 export interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, unknown>>;

@@ -36,4 +36,19 @@ describe('the command line', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
+
+  it('--log-format pretty prints human-readable lines instead of JSON', async () => {
+    const child = spawnCli(['--port', '0', '--fixtures', SMALL_SET, '--log-format', 'pretty']);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const url = await waitForListening(child);
+    expect((await fetch(`${url}/__admin/health`)).status).toBe(200);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    expect(out).toMatch(/INFO.*listening on http:/);
+    expect(out.trimStart().startsWith('{')).toBe(false);
+  });
 });

@@ -1,10 +1,22 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
 import { ApiError, type Violation } from '../errors.js';
-import type { Operation, ParameterDef } from './operations.js';
+import { listOperations, type Operation, type ParameterDef } from './operations.js';
+import {
+  loadPrecompiled,
+  type PrecompiledModule,
+  precompiledModuleSource,
+  REQUEST_VALIDATORS_PATH,
+  sourceKey,
+} from './precompiled-validators.js';
 import type { OpenApiDocument } from './spec-document.js';
 
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+// Ajv and ajv-formats (CommonJS) are loaded only when a validator is compiled in this process:
+// with the build's precompiled validators, a server starts without them.
+const require = createRequire(import.meta.url);
+type AjvModule = typeof import('ajv/dist/2020.js');
+type AddFormats = typeof import('ajv-formats').default;
+type StandaloneCode = typeof import('ajv/dist/standalone/index.js').default;
 
 /** The base URI under which the whole spec is registered, so `$ref`s into components resolve. */
 const SPEC_URI = 'https://passportal-docs-fake.local/openapi.json';
@@ -42,42 +54,116 @@ function qualifyRefs(value: unknown): unknown {
   return out;
 }
 
+const PARAM_LOCATIONS = ['path', 'query', 'header'] as const;
+export type ParamLocation = (typeof PARAM_LOCATIONS)[number];
+
+/** One operation's schemas, as its validators are compiled from them (here and at build time). */
+export interface OperationSchemas {
+  params: Array<{ location: ParamLocation; defs: ParameterDef[]; schema: object | undefined }>;
+  /** Media type → body schema. */
+  bodies: Array<[string, object]>;
+}
+
+export function operationSchemas(operation: Operation): OperationSchemas {
+  const params = PARAM_LOCATIONS.map((location) => {
+    const defs = operation.parameters.filter((p) => p.in === location);
+    const schema = {
+      type: 'object',
+      properties: Object.fromEntries(defs.map((p) => [p.name, qualifyRefs(p.schema)])),
+      required: defs.filter((p) => p.required).map((p) => p.name),
+    };
+    return { location, defs, schema: defs.length > 0 ? schema : undefined };
+  });
+  const bodies = [...(operation.requestBody?.content ?? [])].map(([mediaType, schema]): [string, object] => [
+    mediaType,
+    qualifyRefs(schema) as object,
+  ]);
+  return { params, bodies };
+}
+
+/** Export names of the precompiled validators: `<operationId> <location>` / `<operationId> <media type>`. */
+const paramName = (operation: Operation, location: ParamLocation) => `${operation.operationId} ${location}`;
+const bodyName = (operation: Operation, mediaType: string) => `${operation.operationId} ${mediaType}`;
+
 /**
- * Builds two Ajv instances over one spec: parameters arrive as strings and are coerced to their
- * declared types; bodies arrive typed (JSON) and are never coerced, so `"5"` is not an integer there.
+ * An Ajv instance over one spec: parameters arrive as strings and are coerced to their declared
+ * types; bodies arrive typed (JSON) and are never coerced, so `"5"` is not an integer there.
  */
-export function createValidatorFactory(document: OpenApiDocument) {
-  const make = (coerceTypes: boolean) => {
-    const ajv = new Ajv2020({
-      allErrors: true,
-      strict: false,
-      coerceTypes,
-      useDefaults: false,
-      validateFormats: true,
-      // No optimisation passes over the generated code: a third less compile time at start-up;
-      // the validators are this small, validation itself takes well under a microsecond.
-      code: { optimize: false },
-    });
-    addFormats(ajv);
-    ajv.addSchema(document as object, SPEC_URI, undefined, false);
-    return ajv;
+function createAjv(document: OpenApiDocument, coerceTypes: boolean, code: Options['code'] = {}) {
+  const { Ajv2020 } = require('ajv/dist/2020.js') as AjvModule;
+  const addFormats = require('ajv-formats') as AddFormats;
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    coerceTypes,
+    useDefaults: false,
+    validateFormats: true,
+    // No optimisation passes over the generated code: a third less compile time at start-up;
+    // the validators are this small, validation itself takes well under a microsecond.
+    code: { optimize: false, ...code },
+  });
+  addFormats(ajv);
+  ajv.addSchema(document as object, SPEC_URI, undefined, false);
+  return ajv;
+}
+
+/** The key of the validators generated from a spec document; computed once per document. */
+const documentKeys = new WeakMap<OpenApiDocument, string>();
+export function documentKey(document: OpenApiDocument): string {
+  let key = documentKeys.get(document);
+  if (key === undefined) {
+    key = sourceKey(JSON.stringify(document));
+    documentKeys.set(document, key);
+  }
+  return key;
+}
+
+/** Compiles (or finds precompiled) one validator of an operation: its parameters at a location, or a body. */
+export interface SchemaCompiler {
+  params(operation: Operation, location: ParamLocation, schema: object): ValidateFunction;
+  body(operation: Operation, mediaType: string, schema: object): ValidateFunction;
+}
+
+/**
+ * The build's precompiled validators when they were generated from this very document
+ * (`precompiledPath` is for tests), else validators compiled here, Ajv created on first need.
+ */
+export function createSchemaCompiler(
+  document: OpenApiDocument,
+  precompiledPath: string = REQUEST_VALIDATORS_PATH,
+): SchemaCompiler {
+  const precompiled: PrecompiledModule | undefined = loadPrecompiled(precompiledPath, documentKey(document));
+  // Created on the first validator not found precompiled.
+  const ajv: { params?: ReturnType<typeof createAjv>; body?: ReturnType<typeof createAjv> } = {};
+  const compile = (kind: 'params' | 'body', schema: object): ValidateFunction => {
+    ajv[kind] ??= createAjv(document, kind === 'params');
+    return ajv[kind].compile(schema);
   };
-  const paramAjv = make(true);
-  const bodyAjv = make(false);
+  return {
+    params: (operation, location, schema) =>
+      precompiled?.params?.[paramName(operation, location)] ?? compile('params', schema),
+    body: (operation, mediaType, schema) =>
+      precompiled?.body?.[bodyName(operation, mediaType)] ?? compile('body', schema),
+  };
+}
+
+/** Validators for the operations of one spec (see `createSchemaCompiler`). */
+export function createValidatorFactory(
+  document: OpenApiDocument,
+  precompiledPath: string = REQUEST_VALIDATORS_PATH,
+) {
+  const compiler = createSchemaCompiler(document, precompiledPath);
 
   return function compileOperation(operation: Operation): RequestValidator {
-    const groups = (['path', 'query', 'header'] as const).map((location) => {
-      const defs = operation.parameters.filter((p) => p.in === location);
-      const schema = {
-        type: 'object',
-        properties: Object.fromEntries(defs.map((p) => [p.name, qualifyRefs(p.schema)])),
-        required: defs.filter((p) => p.required).map((p) => p.name),
-      };
-      return { location, defs, validate: defs.length > 0 ? paramAjv.compile(schema) : undefined };
-    });
+    const schemas = operationSchemas(operation);
+    const groups = schemas.params.map(({ location, defs, schema }) => ({
+      location,
+      defs,
+      validate: schema ? compiler.params(operation, location, schema) : undefined,
+    }));
     const bodies = new Map<string, ValidateFunction>();
-    for (const [mediaType, schema] of operation.requestBody?.content ?? []) {
-      bodies.set(mediaType, bodyAjv.compile(qualifyRefs(schema) as object));
+    for (const [mediaType, schema] of schemas.bodies) {
+      bodies.set(mediaType, compiler.body(operation, mediaType, schema));
     }
 
     return (request) => {
@@ -103,6 +189,46 @@ export function createValidatorFactory(document: OpenApiDocument) {
       return out;
     };
   };
+}
+
+/**
+ * The build step: the standalone code (CommonJS) of every operation's validators, compiled with
+ * the same options and from the same schemas as `createValidatorFactory` compiles them, keyed by
+ * the document. Written to `dist/request-validators.cjs` by scripts/precompile-validators.mjs.
+ */
+export function precompileRequestValidators(document: OpenApiDocument): string {
+  const { _ } = require('ajv/dist/2020.js') as AjvModule;
+  const standaloneCode = require('ajv/dist/standalone/index.js') as StandaloneCode;
+  const code = { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` };
+  const paramAjv = createAjv(document, true, code);
+  const bodyAjv = createAjv(document, false, code);
+  const params: Record<string, string> = {};
+  const bodies: Record<string, string> = {};
+  // Each schema is registered under an id of its own so one module can export them all; their
+  // `$ref`s are absolute (into SPEC_URI), so the id changes nothing in what they resolve to.
+  const register = (
+    ajv: ReturnType<typeof createAjv>,
+    out: Record<string, string>,
+    name: string,
+    schema: object,
+  ) => {
+    const id = `https://passportal-docs-fake.local/precompiled/${out === params ? 'params' : 'body'}/${encodeURIComponent(name)}`;
+    ajv.addSchema(schema, id);
+    out[name] = id;
+  };
+  for (const operation of listOperations(document)) {
+    const schemas = operationSchemas(operation);
+    for (const { location, schema } of schemas.params) {
+      if (schema) register(paramAjv, params, paramName(operation, location), schema);
+    }
+    for (const [mediaType, schema] of schemas.bodies) {
+      register(bodyAjv, bodies, bodyName(operation, mediaType), schema);
+    }
+  }
+  return precompiledModuleSource(documentKey(document), {
+    params: standaloneCode(paramAjv, params),
+    body: standaloneCode(bodyAjv, bodies),
+  });
 }
 
 function checkBody(required: boolean, bodies: Map<string, ValidateFunction>, request: RawRequest): unknown {

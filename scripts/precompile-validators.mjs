@@ -5,9 +5,9 @@
 // See src/http/precompiled-validators.ts.
 import { writeFileSync } from 'node:fs';
 import { precompileFixtureValidator } from '../dist/domain/fixtures/validate-fixtures.js';
-import { FIXTURE_VALIDATOR_PATH, REQUEST_VALIDATORS_PATH } from '../dist/http/precompiled-validators.js';
 import { precompileRequestValidators } from '../dist/http/request-validator.js';
 import { loadSpec } from '../dist/http/spec-document.js';
+import { FIXTURE_VALIDATOR_PATH, REQUEST_VALIDATORS_PATH } from '../dist/precompiled-validators.js';
 
 writeFileSync(REQUEST_VALIDATORS_PATH, precompileRequestValidators(loadSpec().document));
 writeFileSync(FIXTURE_VALIDATOR_PATH, precompileFixtureValidator());

@@ -1,14 +1,14 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
 import { ApiError, type Violation } from '../errors.js';
-import { listOperations, type Operation, type ParameterDef } from './operations.js';
 import {
   loadPrecompiled,
   type PrecompiledModule,
   precompiledModuleSource,
   REQUEST_VALIDATORS_PATH,
   sourceKey,
-} from './precompiled-validators.js';
+} from '../precompiled-validators.js';
+import { listOperations, type Operation, type ParameterDef } from './operations.js';
 import type { OpenApiDocument } from './spec-document.js';
 
 // Ajv and ajv-formats (CommonJS) are loaded only when a validator is compiled in this process:

@@ -10,7 +10,6 @@ import {
   precompileFixtureValidator,
 } from '../../src/domain/fixtures/validate-fixtures.js';
 import { listOperations, type Operation } from '../../src/http/operations.js';
-import { loadPrecompiled, sourceKey } from '../../src/http/precompiled-validators.js';
 import {
   createSchemaCompiler,
   createValidatorFactory,
@@ -20,6 +19,7 @@ import {
   type RawRequest,
 } from '../../src/http/request-validator.js';
 import { loadSpec, type OpenApiDocument } from '../../src/http/spec-document.js';
+import { loadPrecompiled, sourceKey } from '../../src/precompiled-validators.js';
 
 /**
  * The build's standalone validators behave exactly like the ones compiled at start-up: same

@@ -14,9 +14,9 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 const require = createRequire(import.meta.url);
 
 /** The request validators of the default spec: `dist/request-validators.cjs` beside the compiled code. */
-export const REQUEST_VALIDATORS_PATH = fileURLToPath(new URL('../request-validators.cjs', import.meta.url));
+export const REQUEST_VALIDATORS_PATH = fileURLToPath(new URL('./request-validators.cjs', import.meta.url));
 /** The fixture-set validator: `dist/fixture-validator.cjs`. */
-export const FIXTURE_VALIDATOR_PATH = fileURLToPath(new URL('../fixture-validator.cjs', import.meta.url));
+export const FIXTURE_VALIDATOR_PATH = fileURLToPath(new URL('./fixture-validator.cjs', import.meta.url));
 
 /** Bump when the shape of the generated modules or of what they are generated from changes. */
 const FORMAT = 'precompiled-validators/1';

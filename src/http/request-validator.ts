@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
-import { ApiError, type Violation } from '../errors.js';
+import type { Options, ValidateFunction } from 'ajv/dist/2020.js';
+import { ApiError } from '../errors.js';
 import {
   loadPrecompiled,
   type PrecompiledModule,
@@ -10,6 +10,7 @@ import {
 } from '../precompiled-validators.js';
 import { listOperations, type Operation, type ParameterDef } from './operations.js';
 import type { OpenApiDocument } from './spec-document.js';
+import { describeErrors, parameterError, pruneAlternatives, unsupported } from './validation-errors.js';
 
 // Ajv and ajv-formats (CommonJS) are loaded only when a validator is compiled in this process:
 // with the build's precompiled validators, a server starts without them.
@@ -251,132 +252,4 @@ function checkBody(required: boolean, bodies: Map<string, ValidateFunction>, req
     `invalid request body: ${first?.location} ${first?.message}${more}`,
     violations,
   );
-}
-
-function unsupported(mediaType: string | undefined, accepted: string[]): ApiError {
-  return new ApiError(
-    'unsupportedMediaType',
-    `unsupported content type ${mediaType ?? '(none)'}; expected ${accepted.join(' or ')}`,
-    [{ location: 'header.content-type', message: `must be ${accepted.join(' or ')}` }],
-  );
-}
-
-/** Describes what a parameter accepts, in the vendor's words: "an integer between 1 and 9999". */
-export function describeExpected(def: ParameterDef): string {
-  if (def.expected) return def.expected;
-  const s = def.schema;
-  const anyCase = def.caseInsensitive ? ' (any case)' : '';
-  if (Array.isArray(s.enum)) return `one of: ${s.enum.join(', ')}${anyCase}`;
-  if (s.type === 'integer') {
-    const min = typeof s.minimum === 'number' ? s.minimum : undefined;
-    const max = typeof s.maximum === 'number' ? s.maximum : undefined;
-    if (min !== undefined && max !== undefined) return `an integer between ${min} and ${max}`;
-    if (min !== undefined) return `an integer of at least ${min}`;
-    if (max !== undefined) return `an integer of at most ${max}`;
-    return 'an integer';
-  }
-  if (typeof s.pattern === 'string') return `a string matching ${s.pattern}`;
-  return `a ${String(s.type ?? 'value')}`;
-}
-
-function parameterError(
-  location: 'path' | 'query' | 'header',
-  defs: ParameterDef[],
-  errors: ErrorObject[],
-): ApiError {
-  const violations: Violation[] = [];
-  const seen = new Set<string>();
-  for (const error of errors) {
-    const name =
-      error.keyword === 'required'
-        ? String(error.params.missingProperty)
-        : decodePointer(error.instancePath).split('/')[1];
-    if (!name || seen.has(name)) continue;
-    seen.add(name);
-    const def = defs.find((d) => d.name === name);
-    const message =
-      error.keyword === 'required'
-        ? 'is required'
-        : `needs to be ${def ? describeExpected(def) : error.message}`;
-    violations.push({ location: `${location}.${name}`, message });
-  }
-  const first = violations[0];
-  const name = first?.location.slice(location.length + 1) ?? location;
-  if (location === 'path') return new ApiError('invalidId', 'invalid id', violations);
-  if (location === 'header') {
-    return new ApiError(
-      'missingCredentials',
-      `Key verification failed: header ${name} ${first?.message ?? ''}`.trim(),
-      violations,
-    );
-  }
-  return new ApiError('invalidQuery', `${name} ${first?.message ?? 'is invalid'}.`, violations);
-}
-
-function decodePointer(pointer: string): string {
-  return pointer.replaceAll('~1', '\u0000').replaceAll('~0', '~');
-}
-
-/**
- * Ajv reports every branch of a failed `oneOf`/`anyOf`. Branches that failed only because the value
- * has another type (an object given where the array branch expects an array) say nothing useful;
- * keep the branches that got further, or a single "must be X or Y" when none did.
- */
-export function pruneAlternatives(errors: ErrorObject[]): ErrorObject[] {
-  let current = errors;
-  for (let round = 0; round < 5; round++) {
-    const combinator = current.find((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf');
-    if (!combinator) return current;
-    const prefix = `${combinator.schemaPath.slice(0, -combinator.keyword.length)}${combinator.keyword}/`;
-    const branches = new Map<string, ErrorObject[]>();
-    const rest: ErrorObject[] = [];
-    for (const e of current) {
-      if (e === combinator) continue;
-      if (e.schemaPath.startsWith(prefix)) {
-        const branch = e.schemaPath.slice(prefix.length).split('/')[0] ?? '';
-        branches.set(branch, [...(branches.get(branch) ?? []), e]);
-      } else rest.push(e);
-    }
-    const shallow = (list: ErrorObject[]) =>
-      list.every(
-        (e) => (e.keyword === 'type' || e.keyword === 'const') && e.instancePath === combinator.instancePath,
-      );
-    const useful = [...branches.values()].filter((list) => !shallow(list));
-    if (useful.length > 0) {
-      current = [...rest, ...useful.flat()];
-    } else {
-      const types = [...branches.values()]
-        .flat()
-        .map((e) => (e.keyword === 'type' ? String(e.params.type) : JSON.stringify(e.params.allowedValue)));
-      current = [
-        ...rest,
-        { ...combinator, keyword: 'type', message: `must be ${[...new Set(types)].join(' or ')}` },
-      ];
-    }
-  }
-  return current;
-}
-
-/** Turns Ajv errors into violations with a location (`body/0/templateUid`) and a plain message. */
-export function describeErrors(errors: ErrorObject[], root: string): Violation[] {
-  const out: Violation[] = [];
-  const seen = new Set<string>();
-  for (const e of errors) {
-    let location = root + e.instancePath;
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
-      location = `${location}/${String(e.params.missingProperty)}`;
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      location = `${location}/${String(e.params.additionalProperty)}`;
-      message = 'is not a known property';
-    } else if (e.keyword === 'enum') {
-      message = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
-    }
-    const key = `${location} ${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ location, message });
-  }
-  return out;
 }

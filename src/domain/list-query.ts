@@ -248,10 +248,12 @@ export function queryDocuments(
   return page;
 }
 
-/** The list row of a document: contract fields plus the live service's extras. */
+/** The list row of a document: contract fields plus the live service's extras (made once per document object). */
 export function toSummary(doc: Document, catalog: Catalog): DocumentSummary {
+  const cached = catalog.summaries.get(doc);
+  if (cached) return cached;
   const template = catalog.templates.get(doc.templateId)?.template;
-  return {
+  const row: DocumentSummary = Object.freeze({
     id: doc.id,
     organization_id: doc.organization_id,
     label: doc.label,
@@ -265,5 +267,7 @@ export function toSummary(doc: Document, catalog: Catalog): DocumentSummary {
     clientName: catalog.encodedClientName(doc.client_id),
     accessible: true,
     last_modified: doc.last_modified,
-  };
+  });
+  catalog.summaries.set(doc, row);
+  return row;
 }

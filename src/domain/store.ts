@@ -8,8 +8,10 @@
  * from it shares those arrays and copies an organization's arrays only on its first write
  * (copy-on-write), so a reset costs one Map rebuild and no sorting.
  */
+
 import { ApiError } from '../errors.js';
 import { encodeHtmlEntities } from './html-entities.js';
+import type { DocumentSummary } from './list-query.js';
 import type { ApiKey, Client, Dataset, Document, Template } from './types.js';
 
 export interface TemplateInfo {
@@ -28,6 +30,11 @@ export class Catalog {
   readonly keysById = new Map<string, ApiKey>();
   readonly keysBySecret = new Map<string, ApiKey>();
   readonly #encodedClientNames = new Map<number, string>();
+  /**
+   * List rows by stored document object. Documents are never changed in place (a write stores a
+   * new object), so a row can never go stale; rows are frozen so every reader can share them.
+   */
+  readonly summaries = new WeakMap<Document, DocumentSummary>();
 
   constructor(dataset: Dataset) {
     for (const template of dataset.templates) {

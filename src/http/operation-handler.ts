@@ -21,6 +21,8 @@ export interface OperationContext {
 export interface OperationResult {
   status: number;
   body: unknown;
+  /** `body` already serialised (must equal `JSON.stringify(body)`); sent as it is when given. */
+  json?: string;
   headers?: Record<string, string>;
 }
 

@@ -63,9 +63,8 @@ function missingToken(headerNames: string[]): ApiError {
   ]);
 }
 
-/** Sends a JSON body; what `res.json` does, without its per-call option lookups. */
-function sendJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body) ?? '';
+/** Sends a JSON text; what `res.json` does, without its per-call option lookups. */
+function sendJson(res: Response, status: number, text: string): void {
   res.statusCode = status;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(text));
@@ -126,7 +125,7 @@ export function createSpecRouter({ document, operations, handlers, fallback }: S
         });
         if (result.headers) res.set(result.headers);
         locals.responseBody = result.body;
-        sendJson(res, result.status, result.body);
+        sendJson(res, result.status, result.json ?? JSON.stringify(result.body) ?? '');
       } catch (error) {
         next(error);
       }

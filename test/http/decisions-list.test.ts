@@ -109,6 +109,8 @@ describe('list rows', () => {
       last_modified: expect.any(String),
     });
     expect(typeof res.body.apiRequestUid).toBe('string');
+    // Rows are serialised once per stored document: the text sent is exactly the body's JSON.
+    expect(res.text).toBe(JSON.stringify(res.body));
   });
 });
 

@@ -4,6 +4,21 @@ import type { HandlerTable, OperationContext } from '../operation-handler.js';
 
 /** Thin adapters from the six vendor operations to the domain's `Fake`. */
 
+/**
+ * The JSON text of a list row. Rows are frozen and made once per stored document object (see
+ * `toSummary`), so their text is too: a memo of `JSON.stringify`, which holds no state a server
+ * could see. Serialising 20 rows per list was the largest single cost of a list request.
+ */
+const rowTexts = new WeakMap<object, string>();
+function rowJson(row: object): string {
+  let text = rowTexts.get(row);
+  if (text === undefined) {
+    text = JSON.stringify(row);
+    rowTexts.set(row, text);
+  }
+  return text;
+}
+
 function principalOf(context: OperationContext): Principal {
   if (!context.principal) throw new ApiError('invalidToken', 'Invalid token: no token sent');
   return context.principal;
@@ -44,7 +59,13 @@ export const vendorHandlers: HandlerTable = {
       searchTxt: q.searchTxt as string | undefined,
     };
     const results = context.instance.fake.listDocuments(principalOf(context), query);
-    return { status: 200, body: { success: true, apiRequestUid: context.requestId, results } };
+    const body = { success: true, apiRequestUid: context.requestId, results };
+    const rows = results.map(rowJson).join(',');
+    return {
+      status: 200,
+      body,
+      json: `{"success":true,"apiRequestUid":${JSON.stringify(body.apiRequestUid)},"results":[${rows}]}`,
+    };
   },
 
   getDocument: (context) => {

@@ -60,7 +60,13 @@ function corsMiddleware(origins: string): RequestHandler {
   });
   return (req, res, next) => {
     const origin = req.headers.origin;
-    if (anyOrigin || origin === undefined || allowed.has(origin)) {
+    if (origin === undefined) {
+      // Not a browser's cross-origin request (test clients, curl): no CORS headers to compute.
+      res.vary('Origin');
+      next();
+      return;
+    }
+    if (anyOrigin || allowed.has(origin)) {
       handler(req, res, next);
       return;
     }

@@ -34,7 +34,7 @@ function buildCommand(): Command {
 }
 
 /** Parses argv and env into options: flags over environment variables over defaults. */
-export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Options> {
+function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Options> {
   const command = buildCommand();
   command.exitOverride();
   command.configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -68,7 +68,7 @@ function logStartup(mock: MockServer, url: string): void {
   );
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let options: Partial<Options>;
   try {
     options = parseCommandLine(argv, env);

@@ -216,24 +216,22 @@ export class Fake {
 
   /** The dataset a reset returns to (the last one loaded); shares its immutable documents. */
   resetPoint(): Dataset {
-    const { dataset } = this.#loaded;
-    return {
-      organizations: [...dataset.organizations],
-      clients: [...dataset.clients],
-      templates: [...dataset.templates],
-      documents: [...dataset.documents],
-      apiKeys: [...dataset.apiKeys],
-    };
+    return this.#datasetWith([...this.#loaded.dataset.documents]);
   }
 
   /** The current state; documents in load order, then creation order. */
   snapshot(): Dataset {
+    return this.#datasetWith(this.#store.all());
+  }
+
+  /** The loaded dataset's catalogue (copied arrays, shared immutable items) with `documents`. */
+  #datasetWith(documents: Document[]): Dataset {
     const { dataset } = this.#loaded;
     return {
       organizations: [...dataset.organizations],
       clients: [...dataset.clients],
       templates: [...dataset.templates],
-      documents: this.#store.all(),
+      documents,
       apiKeys: [...dataset.apiKeys],
     };
   }

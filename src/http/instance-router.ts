@@ -48,7 +48,11 @@ function bodyParser(limit: number): RequestHandler {
       next();
       return;
     }
-    parse(req, res, next);
+    parse(req, res, (error?: unknown) => {
+      // An empty body of a type no parser reads (content-length: 0) is no body at all.
+      if (Buffer.isBuffer(req.body) && req.body.length === 0) req.body = undefined;
+      next(error);
+    });
   };
 }
 

@@ -43,7 +43,7 @@ function recordResponse(this: Response): void {
     path: started.path,
     query: req.query as Record<string, unknown>,
     headers: req.headers,
-    body: Buffer.isBuffer(body) && body.length === 0 ? undefined : body,
+    body,
     status: this.headersSent ? this.statusCode : undefined,
     durationMs: Math.round((performance.now() - started.started) * 1000) / 1000,
     response: locals.responseBody ?? (error ? toErrorBody(error, locals.requestId) : undefined),

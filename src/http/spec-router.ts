@@ -108,7 +108,7 @@ export function createSpecRouter({ document, operations, handlers, fallback }: S
           params: req.params as Record<string, string>,
           query: Object.assign(Object.create(null), req.query),
           headers: req.headers,
-          body: Buffer.isBuffer(req.body) && req.body.length === 0 ? undefined : req.body,
+          body: req.body,
           mediaType: mediaTypeOf(req),
         });
         const result = await handler({

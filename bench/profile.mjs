@@ -6,10 +6,12 @@
  *
  *   node bench/profile.mjs [list|read|startup] [documents=10000] [seconds=8]
  *
+ * PROFILE_OUT=<file.cpuprofile> keeps the profile.
+ *
  * `startup` profiles only the start-up (spawn to healthy) with the default fixtures.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +68,8 @@ try {
   }
   await stopProcess(child);
   const file = (await readdir(tmp)).find((f) => f.endsWith('.cpuprofile'));
+  // PROFILE_OUT=<path> keeps the profile (for a flame graph in DevTools or speedscope).
+  if (process.env.PROFILE_OUT) await copyFile(join(tmp, file), process.env.PROFILE_OUT);
   spawnSync(process.execPath, [join(ROOT, 'bench/profile-top.mjs'), join(tmp, file), '30'], {
     stdio: 'inherit',
   });

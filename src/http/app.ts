@@ -9,6 +9,7 @@ import { createAdminHandlers } from './handlers/admin-handlers.js';
 import { vendorHandlers } from './handlers/vendor-handlers.js';
 import type { Instance } from './instance.js';
 import { createInstanceRouter } from './instance-router.js';
+import { chain } from './middleware-chain.js';
 import { listOperations } from './operations.js';
 import { createRequestLog } from './request-log.js';
 import { ResponseChecks } from './response-checks.js';
@@ -79,25 +80,71 @@ function corsMiddleware(origins: string): RequestHandler {
   };
 }
 
-function useSession(sessions: SessionRegistry): RequestHandler {
+const SESSION_PREFIX = '/sessions/';
+
+interface DispatchOptions {
+  spec: LoadedSpec;
+  root: Instance;
+  sessions: SessionRegistry;
+  instanceRoutes: RequestHandler;
+}
+
+/**
+ * Picks what serves a request: the spec documents, a session's instance (`/sessions/{id}/...`,
+ * served with the session prefix taken off the URL, as a mounted router would see it) or the
+ * root instance (everything else). Done in one step, with no router layers, because every
+ * request passes here.
+ */
+function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): RequestHandler {
   return (req, res, next) => {
-    const id = String(req.params.sessionId);
-    const instance = sessions.use(id);
-    if (!instance) {
-      next(
-        new ApiError(
-          'sessionNotFound',
-          `Session not found: "${id}" (deleted, idle too long, or never created)`,
-        ),
-      );
-      return;
+    const path = req.path;
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (path === '/openapi.json') {
+        res.type('application/json').send(spec.json);
+        return;
+      }
+      if (path === '/openapi.yaml') {
+        res.type('application/yaml').send(spec.yaml);
+        return;
+      }
     }
     const locals = res.locals as RequestLocals;
-    locals.instance = instance;
-    locals.basePath = sessionPath(id);
-    res.setHeader('x-fake-session', id);
-    next();
+    if (path.startsWith(SESSION_PREFIX)) {
+      const end = path.indexOf('/', SESSION_PREFIX.length);
+      const rawId = end < 0 ? path.slice(SESSION_PREFIX.length) : path.slice(SESSION_PREFIX.length, end);
+      if (rawId !== '') {
+        const id = decodeSegment(rawId);
+        const instance = id === undefined ? undefined : sessions.use(id);
+        if (instance === undefined || id === undefined) {
+          next(
+            new ApiError(
+              'sessionNotFound',
+              `Session not found: "${id ?? rawId}" (deleted, idle too long, or never created)`,
+            ),
+          );
+          return;
+        }
+        locals.instance = instance;
+        locals.basePath = sessionPath(id);
+        res.setHeader('x-fake-session', id);
+        const query = req.url.indexOf('?');
+        req.baseUrl = path.slice(0, end < 0 ? undefined : end);
+        req.url = (end < 0 ? '/' : path.slice(end)) + (query < 0 ? '' : req.url.slice(query));
+        instanceRoutes(req, res, next);
+        return;
+      }
+    }
+    locals.instance = root;
+    instanceRoutes(req, res, next);
   };
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Keeps the error on `res.locals` for the journal, then hands it on to the error handler. */
@@ -134,24 +181,16 @@ export function createApp(context: AppContext): Express {
     checks: new ResponseChecks(spec.document, logger),
   });
 
-  app.use(requestBasics());
-  // A silent logger (tests, benchmarks) gets no request-log middleware at all.
-  if (logger.isLevelEnabled('error')) app.use(createRequestLog(logger));
-  app.use(corsMiddleware(options.corsOrigins));
-
-  app.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(spec.json);
-  });
-  app.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').send(spec.yaml);
-  });
-
-  app.use('/sessions/:sessionId', useSession(sessions), instanceRoutes);
-  const useRoot: RequestHandler = (_req, res, next) => {
-    res.locals.instance = root;
-    next();
-  };
-  app.use(useRoot, instanceRoutes);
+  // One application-level middleware for everything before the error handlers; a silent logger
+  // (tests, benchmarks) gets no request-log step at all.
+  app.use(
+    chain(
+      requestBasics(),
+      ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
+      corsMiddleware(options.corsOrigins),
+      dispatch({ spec, root, sessions, instanceRoutes }),
+    ),
+  );
   app.use(captureError);
   app.use(
     createErrorHandler({

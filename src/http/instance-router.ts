@@ -1,8 +1,9 @@
-import express, { type RequestHandler, Router } from 'express';
+import express, { type RequestHandler } from 'express';
 import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
 import { createAdminAuth } from './admin-auth.js';
 import { createFaultInjector } from './fault-injector.js';
+import { chain } from './middleware-chain.js';
 import { createRequestRecorder } from './request-recorder.js';
 import type { ResponseChecks } from './response-checks.js';
 
@@ -15,9 +16,9 @@ export const ADMIN_BODY_LIMIT = 64 * 1024 * 1024;
 export interface InstanceRouterOptions {
   options: Pick<Options, 'bodyLimit' | 'maxQueryLength' | 'adminToken'>;
   /** The spec router of the admin operations (tag `admin`). */
-  adminRouter: Router;
+  adminRouter: RequestHandler;
   /** The spec router of the vendor operations. */
-  apiRouter: Router;
+  apiRouter: RequestHandler;
   checks: ResponseChecks;
 }
 
@@ -37,7 +38,7 @@ function queryLengthGuard(maxQueryLength: number): RequestHandler {
  * without a body (most of them: GETs) skip the parsers altogether.
  */
 function bodyParser(limit: number): RequestHandler {
-  const parse = Router().use(
+  const parse = chain(
     express.json({ limit, type: ['application/json', 'application/*+json'] }),
     express.urlencoded({ limit, extended: false, type: 'application/x-www-form-urlencoded' }),
     express.raw({ limit, type: () => true }),
@@ -76,16 +77,14 @@ export function createInstanceRouter({
 }: InstanceRouterOptions): RequestHandler {
   const auth = createAdminAuth(options.adminToken);
   const guard = queryLengthGuard(options.maxQueryLength);
-  const admin = Router();
-  admin.use(
+  const admin = chain(
     (req, res, next) => (req.path === '/__admin/health' ? next() : auth(req, res, next)),
     guard,
     bodyParser(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT)),
     adminRouter,
     notFound,
   );
-  const api = Router();
-  api.use(
+  const api = chain(
     createRequestRecorder(checks),
     guard,
     bodyParser(options.bodyLimit),

@@ -1,7 +1,8 @@
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import FindMyWay from 'find-my-way';
 import { ApiError } from '../errors.js';
 import type { Instance } from './instance.js';
-import type { HandlerTable, OperationHandler } from './operation-handler.js';
+import type { HandlerTable, OperationHandler, OperationResult } from './operation-handler.js';
 import type { Operation } from './operations.js';
 import { createValidatorFactory, type RequestValidator } from './request-validator.js';
 import { type OpenApiDocument, resolveRef } from './spec-document.js';
@@ -77,62 +78,138 @@ function mediaTypeOf(request: Request): string | undefined {
   return header.split(';')[0]?.trim().toLowerCase() || undefined;
 }
 
+/** The first non-empty value of the token headers, in the order the security requirement names them. */
+function tokenOf(request: Request, headerNames: string[]): string | undefined {
+  for (const name of headerNames) {
+    const value = firstHeader(request.headers[name]);
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** A path that matched no route because it is not valid percent-encoding: the client's mistake, named. */
+function malformedPath(path: string): ApiError | undefined {
+  if (!path.includes('%')) return undefined;
+  try {
+    decodeURIComponent(path);
+    return undefined;
+  } catch {
+    return new ApiError('invalidId', 'invalid id: the path is not valid percent-encoding', [
+      { location: 'path', message: 'is not valid percent-encoding' },
+    ]);
+  }
+}
+
+/** Serves one operation once its path has matched: authenticate, validate, handle, send. */
+type OperationRun = (req: Request, res: Response, next: NextFunction, params: Record<string, string>) => void;
+
+function createOperationRun(
+  document: OpenApiDocument,
+  operation: Operation,
+  validate: RequestValidator,
+  handler: OperationHandler,
+): OperationRun {
+  const tokenHeaderNames = tokenHeaders(document, operation);
+  const send = (res: Response, result: OperationResult): void => {
+    if (result.headers) res.set(result.headers);
+    (res.locals as RequestLocals).responseBody = result.body;
+    sendJson(res, result.status, result.json ?? JSON.stringify(result.body) ?? '');
+  };
+  return (req, res, next, params) => {
+    const locals = res.locals as RequestLocals;
+    let result: OperationResult | Promise<OperationResult>;
+    try {
+      locals.operationId = operation.operationId;
+      let principal: ReturnType<Instance['fake']['authenticate']> | undefined;
+      if (tokenHeaderNames.length > 0) {
+        const token = tokenOf(req, tokenHeaderNames);
+        if (token === undefined) throw missingToken(tokenHeaderNames);
+        principal = locals.instance.fake.authenticate(token);
+      }
+      const request = validate({
+        params,
+        // Express parses the query string afresh on every read of `req.query`, so this object is
+        // the router's own: validation may coerce it in place without touching what is journaled.
+        query: req.query as Record<string, unknown>,
+        headers: req.headers,
+        body: req.body,
+        mediaType: mediaTypeOf(req),
+      });
+      result = handler({
+        operation,
+        instance: locals.instance,
+        principal,
+        request,
+        headers: req.headers,
+        requestId: locals.requestId,
+        // Only the session calls need it: built on demand from the Host the client used.
+        get baseUrl() {
+          return `${req.protocol}://${req.get('host') ?? 'localhost'}${locals.basePath ?? ''}`;
+        },
+      });
+      // The usual case (every vendor handler) stays synchronous: no promise per request.
+      if (!(result instanceof Promise)) {
+        send(res, result);
+        return;
+      }
+    } catch (error) {
+      next(error);
+      return;
+    }
+    result.then((r) => send(res, r)).catch(next);
+  };
+}
+
+/** Paths are matched with no regard to method (one route per path); the method then picks the operation. */
+const MATCHED_AS = 'GET';
+
 /**
- * An Express router with one route per spec operation: validation compiled once here, then the
- * handler (or the fallback). A known path with another method answers 405.
+ * The spec's operations as one middleware: the path is matched once (a radix tree,
+ * find-my-way) to the operations declared on it, the method picks one, and that operation's
+ * validators, compiled once here, check the request before its handler (or the fallback) runs.
+ * A known path with another method is 405; a GET operation answers HEAD too; any other path
+ * goes on to the next middleware.
  */
-export function createSpecRouter({ document, operations, handlers, fallback }: SpecRouterOptions): Router {
-  const router = Router({ caseSensitive: true, strict: false });
+export function createSpecRouter({
+  document,
+  operations,
+  handlers,
+  fallback,
+}: SpecRouterOptions): RequestHandler {
   const compile = createValidatorFactory(document);
-  const paths = new Set<string>();
+  // Trailing slashes are ignored, paths are case-sensitive, and ids may be as long as a URL allows.
+  const tree = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 65_536 });
+  const byPath = new Map<string, Map<string, OperationRun>>();
 
   for (const operation of operations) {
-    const validate: RequestValidator = compile(operation);
-    const handler = handlers[operation.operationId] ?? fallback(operation);
-    const tokenHeaderNames = tokenHeaders(document, operation);
-    paths.add(operation.routePath);
+    let methods = byPath.get(operation.routePath);
+    if (methods === undefined) {
+      methods = new Map();
+      byPath.set(operation.routePath, methods);
+      tree.on(MATCHED_AS, operation.routePath, () => undefined, methods);
+    }
+    const run = createOperationRun(
+      document,
+      operation,
+      compile(operation),
+      handlers[operation.operationId] ?? fallback(operation),
+    );
+    methods.set(operation.method.toUpperCase(), run);
+    if (operation.method === 'get' && !methods.has('HEAD')) methods.set('HEAD', run);
+  }
 
-    router[operation.method](operation.routePath, async (req: Request, res: Response, next: NextFunction) => {
-      try {
-        const locals = res.locals as RequestLocals;
-        locals.operationId = operation.operationId;
-        let principal: ReturnType<Instance['fake']['authenticate']> | undefined;
-        if (tokenHeaderNames.length > 0) {
-          const token = tokenHeaderNames
-            .map((h) => firstHeader(req.headers[h]))
-            .find((v) => v !== undefined && v !== '');
-          if (token === undefined) throw missingToken(tokenHeaderNames);
-          principal = locals.instance.fake.authenticate(token);
-        }
-        const request = validate({
-          params: req.params as Record<string, string>,
-          query: Object.assign(Object.create(null), req.query),
-          headers: req.headers,
-          body: req.body,
-          mediaType: mediaTypeOf(req),
-        });
-        const result = await handler({
-          operation,
-          instance: locals.instance,
-          principal,
-          request,
-          headers: req.headers,
-          requestId: locals.requestId,
-          // Only the session calls need it: built on demand from the Host the client used.
-          get baseUrl() {
-            return `${req.protocol}://${req.get('host') ?? 'localhost'}${locals.basePath ?? ''}`;
-          },
-        });
-        if (result.headers) res.set(result.headers);
-        locals.responseBody = result.body;
-        sendJson(res, result.status, result.json ?? JSON.stringify(result.body) ?? '');
-      } catch (error) {
-        next(error);
-      }
-    });
-  }
-  for (const path of paths) {
-    router.all(path, (_req, _res, next) => next(new ApiError('methodNotAllowed')));
-  }
-  return router;
+  return (req, res, next) => {
+    const path = req.path;
+    const match = tree.find(MATCHED_AS, path);
+    if (match === null) {
+      next(malformedPath(path));
+      return;
+    }
+    const run = (match.store as Map<string, OperationRun>).get(req.method);
+    if (run === undefined) {
+      next(new ApiError('methodNotAllowed'));
+      return;
+    }
+    run(req, res, next, match.params as Record<string, string>);
+  };
 }

@@ -63,7 +63,8 @@ function corsMiddleware(origins: string): RequestHandler {
     const origin = req.headers.origin;
     if (origin === undefined) {
       // Not a browser's cross-origin request (test clients, curl): no CORS headers to compute.
-      res.vary('Origin');
+      // Nothing has set Vary yet (this runs first), so it is set rather than merged.
+      res.setHeader('vary', 'Origin');
       next();
       return;
     }
@@ -161,6 +162,7 @@ export function createApp(context: AppContext): Express {
   const { options, spec, root, sessions, logger } = context;
   const app = express();
   app.disable('x-powered-by');
+  // node:querystring, which the journal also uses when it lists a request's query.
   app.set('query parser', 'simple');
   app.set('etag', false);
 

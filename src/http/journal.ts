@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import type { Violation } from '../errors.js';
 
 /**
@@ -15,7 +16,8 @@ export interface JournalRecord {
   method: string;
   /** Relative to the instance: `/api/v2/documents` for the root and inside a session alike. */
   path: string;
-  query: Record<string, unknown>;
+  /** The query string as sent, without the `?`; parsed when the entry is read. */
+  search: string;
   /** As the client sent them, token values included (this is a test tool). */
   headers: IncomingHttpHeaders;
   /** The parsed body; a Buffer for other media types; undefined when none was sent. */
@@ -207,7 +209,7 @@ export function viewEntry(entry: JournalEntry): JournalEntryView {
     time: new Date(entry.arrivedAt).toISOString(),
     method: entry.method,
     path: entry.path,
-    query: entry.query,
+    query: parseQuery(entry.search),
     headers: entry.headers,
     body: Buffer.isBuffer(entry.body) ? entry.body.toString('utf8') : listable(entry.body),
     status: entry.status,

@@ -1,4 +1,5 @@
 import type { Principal } from '../domain/fake.js';
+import type { JsonText } from './handlers/json-text.js';
 import type { Instance } from './instance.js';
 import type { Operation } from './operations.js';
 import type { ValidRequest } from './request-validator.js';
@@ -21,8 +22,8 @@ export interface OperationContext {
 export interface OperationResult {
   status: number;
   body: unknown;
-  /** `body` already serialised (must equal `JSON.stringify(body)`); sent as it is when given. */
-  json?: string;
+  /** `body` already serialised (must equal `JSON.stringify(body)`), with its UTF-8 length; sent as it is when given. */
+  json?: JsonText;
   headers?: Record<string, string>;
 }
 

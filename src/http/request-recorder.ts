@@ -13,26 +13,31 @@ export interface RecorderLocals extends FaultLocals {
   apiError?: ApiError;
 }
 
-interface Pending {
+/** What the recorder notes on arrival, kept on `res.locals` until the response is over. */
+interface Arrival {
   started: number;
   arrivedAt: number;
-  /** Relative to the instance, taken on arrival (routers below rewrite the URL). */
+  /** Relative to the instance, taken on arrival. */
   path: string;
+  /** The query string as sent, without the `?` (parsed only when the journal is read). */
+  search: string;
   checks: ResponseChecks;
 }
 
-const pending = new WeakMap<Response, Pending>();
+interface ArrivalLocals {
+  arrival?: Arrival;
+}
 
 /**
  * Runs once per response ('close' comes after 'finish' when it was sent, or when the connection
  * ended first). One function shared by every response: no closure is made per request.
  */
 function recordResponse(this: Response): void {
-  const started = pending.get(this);
+  const locals = this.locals as RecorderLocals & ArrivalLocals & { instance: Instance };
+  const started = locals.arrival;
   if (!started) return;
-  pending.delete(this);
+  locals.arrival = undefined;
   const req = this.req;
-  const locals = this.locals as RecorderLocals & { instance: Instance };
   const { instance } = locals;
   const completed = this.writableFinished;
   const error = locals.apiError;
@@ -41,7 +46,7 @@ function recordResponse(this: Response): void {
     arrivedAt: started.arrivedAt,
     method: req.method,
     path: started.path,
-    query: req.query as Record<string, unknown>,
+    search: started.search,
     headers: req.headers,
     body,
     status: this.headersSent ? this.statusCode : undefined,
@@ -67,7 +72,15 @@ function recordResponse(this: Response): void {
  */
 export function createRequestRecorder(checks: ResponseChecks): RequestHandler {
   return (req, res, next) => {
-    pending.set(res, { started: performance.now(), arrivedAt: Date.now(), path: req.path, checks });
+    const { url } = req;
+    const q = url.indexOf('?');
+    (res.locals as ArrivalLocals).arrival = {
+      started: performance.now(),
+      arrivedAt: Date.now(),
+      path: req.path,
+      search: q < 0 ? '' : url.slice(q + 1),
+      checks,
+    };
     res.on('close', recordResponse);
     next();
   };

@@ -1,10 +1,16 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import FindMyWay from 'find-my-way';
+import type { Principal } from '../domain/fake.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from './instance.js';
-import type { HandlerTable, OperationHandler, OperationResult } from './operation-handler.js';
+import type {
+  HandlerTable,
+  OperationContext,
+  OperationHandler,
+  OperationResult,
+} from './operation-handler.js';
 import type { Operation } from './operations.js';
-import { createValidatorFactory, type RequestValidator } from './request-validator.js';
+import { createValidatorFactory, type RequestValidator, type ValidRequest } from './request-validator.js';
 import { type OpenApiDocument, resolveRef } from './spec-document.js';
 
 export interface SpecRouterOptions {
@@ -65,10 +71,15 @@ function missingToken(headerNames: string[]): ApiError {
 }
 
 /** Sends a JSON text; what `res.json` does, without its per-call option lookups. */
-function sendJson(res: Response, status: number, text: string): void {
+function sendJson(
+  res: Response,
+  status: number,
+  text: string,
+  bytes: number = Buffer.byteLength(text),
+): void {
   res.statusCode = status;
   res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(text));
+  res.setHeader('content-length', bytes);
   res.end(text);
 }
 
@@ -100,6 +111,30 @@ function malformedPath(path: string): ApiError | undefined {
   }
 }
 
+/** What a handler sees of one request; the base URL is worked out only when asked for. */
+class HttpOperationContext implements OperationContext {
+  readonly instance: Instance;
+  readonly requestId: string;
+  readonly headers: Request['headers'];
+
+  constructor(
+    readonly operation: Operation,
+    private readonly locals: RequestLocals,
+    readonly principal: Principal | undefined,
+    readonly request: ValidRequest,
+    private readonly req: Request,
+  ) {
+    this.instance = locals.instance;
+    this.requestId = locals.requestId;
+    this.headers = req.headers;
+  }
+
+  /** Only the session calls need it: built from the Host the client used. */
+  get baseUrl(): string {
+    return `${this.req.protocol}://${this.req.get('host') ?? 'localhost'}${this.locals.basePath ?? ''}`;
+  }
+}
+
 /** Serves one operation once its path has matched: authenticate, validate, handle, send. */
 type OperationRun = (req: Request, res: Response, next: NextFunction, params: Record<string, string>) => void;
 
@@ -113,14 +148,15 @@ function createOperationRun(
   const send = (res: Response, result: OperationResult): void => {
     if (result.headers) res.set(result.headers);
     (res.locals as RequestLocals).responseBody = result.body;
-    sendJson(res, result.status, result.json ?? JSON.stringify(result.body) ?? '');
+    if (result.json) sendJson(res, result.status, result.json.text, result.json.bytes);
+    else sendJson(res, result.status, JSON.stringify(result.body) ?? '');
   };
   return (req, res, next, params) => {
     const locals = res.locals as RequestLocals;
     let result: OperationResult | Promise<OperationResult>;
     try {
       locals.operationId = operation.operationId;
-      let principal: ReturnType<Instance['fake']['authenticate']> | undefined;
+      let principal: Principal | undefined;
       if (tokenHeaderNames.length > 0) {
         const token = tokenOf(req, tokenHeaderNames);
         if (token === undefined) throw missingToken(tokenHeaderNames);
@@ -135,18 +171,7 @@ function createOperationRun(
         body: req.body,
         mediaType: mediaTypeOf(req),
       });
-      result = handler({
-        operation,
-        instance: locals.instance,
-        principal,
-        request,
-        headers: req.headers,
-        requestId: locals.requestId,
-        // Only the session calls need it: built on demand from the Host the client used.
-        get baseUrl() {
-          return `${req.protocol}://${req.get('host') ?? 'localhost'}${locals.basePath ?? ''}`;
-        },
-      });
+      result = handler(new HttpOperationContext(operation, locals, principal, request, req));
       // The usual case (every vendor handler) stays synchronous: no promise per request.
       if (!(result instanceof Promise)) {
         send(res, result);

@@ -27,7 +27,9 @@ describe('the supertest hook (every response of the suite is checked)', () => {
     vendorHandlers.getDocument = async (context) => {
       const result = await original(context);
       const body = result.body as Record<string, unknown>;
-      return { ...result, body: { ...body, id: String(body.id), templateUid: 'template 5001' } };
+      // A new body, sent as itself (not the text the handler made of the original one).
+      const broken = { ...body, id: String(body.id), templateUid: 'template 5001' };
+      return { status: result.status, body: broken };
     };
     restore.push(() => {
       vendorHandlers.getDocument = original;

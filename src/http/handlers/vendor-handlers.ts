@@ -1,23 +1,9 @@
 import type { ListQuery, Principal } from '../../domain/fake.js';
 import { ApiError } from '../../errors.js';
 import type { HandlerTable, OperationContext } from '../operation-handler.js';
+import { JsonTextBuilder, jsonTextOf } from './json-text.js';
 
 /** Thin adapters from the six vendor operations to the domain's `Fake`. */
-
-/**
- * The JSON text of a list row. Rows are frozen and made once per stored document object (see
- * `toSummary`), so their text is too: a memo of `JSON.stringify`, which holds no state a server
- * could see. Serialising 20 rows per list was the largest single cost of a list request.
- */
-const rowTexts = new WeakMap<object, string>();
-function rowJson(row: object): string {
-  let text = rowTexts.get(row);
-  if (text === undefined) {
-    text = JSON.stringify(row);
-    rowTexts.set(row, text);
-  }
-  return text;
-}
 
 function principalOf(context: OperationContext): Principal {
   if (!context.principal) throw new ApiError('invalidToken', 'Invalid token: no token sent');
@@ -60,27 +46,39 @@ export const vendorHandlers: HandlerTable = {
     };
     const results = context.instance.fake.listDocuments(principalOf(context), query);
     const body = { success: true, apiRequestUid: context.requestId, results };
-    const rows = results.map(rowJson).join(',');
-    return {
-      status: 200,
-      body,
-      json: `{"success":true,"apiRequestUid":${JSON.stringify(body.apiRequestUid)},"results":[${rows}]}`,
-    };
+    // Rows are frozen and made once per stored document (see `toSummary`), so their JSON texts are too.
+    const json = new JsonTextBuilder().raw('{"success":true,"apiRequestUid":').value(body.apiRequestUid);
+    json.raw(',"results":[');
+    results.forEach((row, i) => {
+      if (i > 0) json.raw(',');
+      json.append(jsonTextOf(row));
+    });
+    json.raw(']}');
+    return { status: 200, body, json };
   },
 
   getDocument: (context) => {
     const documentId = String(context.request.params.documentId);
     const read = context.instance.fake.getDocument(principalOf(context), documentId);
-    return {
-      status: 200,
-      body: {
-        success: true,
-        templateUid: read.templateUid,
-        id: read.id,
-        details: read.details,
-        apiRequestUid: context.requestId,
-      },
+    const body = {
+      success: true,
+      templateUid: read.templateUid,
+      id: read.id,
+      details: read.details,
+      apiRequestUid: context.requestId,
     };
+    // Stored details are never edited in place (a write replaces them): their text is made once.
+    const json = new JsonTextBuilder()
+      .raw('{"success":true,"templateUid":')
+      .value(body.templateUid)
+      .raw(',"id":')
+      .value(body.id)
+      .raw(',"details":')
+      .append(jsonTextOf(body.details))
+      .raw(',"apiRequestUid":')
+      .value(body.apiRequestUid)
+      .raw('}');
+    return { status: 200, body, json };
   },
 
   patchDocument: (context) => {

@@ -29,17 +29,22 @@ interface ArrivalLocals {
 }
 
 /**
- * Runs once per response ('close' comes after 'finish' when it was sent, or when the connection
- * ended first). One function shared by every response: no closure is made per request.
+ * The 'close' listener of a response answered later than its arrival ('close' comes after
+ * 'finish' when it was sent, or when the connection ended first). One function shared by every
+ * response: no closure is made per request.
  */
 function recordResponse(this: Response): void {
-  const locals = this.locals as RecorderLocals & ArrivalLocals & { instance: Instance };
+  record(this, this.writableFinished);
+}
+
+/** Journals the request of `res` once, as completed (sent) or not. */
+function record(res: Response, completed: boolean): void {
+  const locals = res.locals as RecorderLocals & ArrivalLocals & { instance: Instance };
   const started = locals.arrival;
   if (!started) return;
   locals.arrival = undefined;
-  const req = this.req;
+  const req = res.req;
   const { instance } = locals;
-  const completed = this.writableFinished;
   const error = locals.apiError;
   const body = req.body as unknown;
   const entry = instance.journal.record({
@@ -49,7 +54,7 @@ function recordResponse(this: Response): void {
     search: started.search,
     headers: req.headers,
     body,
-    status: this.headersSent ? this.statusCode : undefined,
+    status: res.headersSent ? res.statusCode : undefined,
     durationMs: Math.round((performance.now() - started.started) * 1000) / 1000,
     response: locals.responseBody ?? (error ? toErrorBody(error, locals.requestId) : undefined),
     operationId: locals.operationId,
@@ -60,7 +65,7 @@ function recordResponse(this: Response): void {
   const { operationId } = locals;
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && instance.fake.settings.validateResponses) {
-    started.checks.schedule(instance, entry, operationId, this);
+    started.checks.schedule(instance, entry, operationId, res);
   }
 }
 
@@ -68,7 +73,7 @@ function recordResponse(this: Response): void {
  * Journals every vendor API request of the instance on `res.locals.instance`: what the client
  * sent, the response as sent, how long it took and the contract violations. Runs first on the
  * API path (before faults, latency, parsing and routing, so every outcome is journaled) and does
- * all its work when the response is over.
+ * its work when the response is over.
  */
 export function createRequestRecorder(checks: ResponseChecks): RequestHandler {
   return (req, res, next) => {
@@ -81,7 +86,11 @@ export function createRequestRecorder(checks: ResponseChecks): RequestHandler {
       search: q < 0 ? '' : url.slice(q + 1),
       checks,
     };
-    res.on('close', recordResponse);
     next();
+    // Answered before `next` returned (the usual request: no body to read, no latency, no fault
+    // delay): the whole response is already handed to the socket, and nothing can abort it in
+    // between, so it is journaled now. Otherwise it is journaled when the response closes.
+    if (res.writableEnded && !req.socket.destroyed) record(res, true);
+    else res.on('close', recordResponse);
   };
 }

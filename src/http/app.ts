@@ -12,11 +12,12 @@ import { createInstanceRouter } from './instance-router.js';
 import { chain } from './middleware-chain.js';
 import { listOperations } from './operations.js';
 import { createRequestLog } from './request-log.js';
+import { RequestState, stateOf } from './request-state.js';
 import { ResponseChecks } from './response-checks.js';
 import { type SessionRegistry, sessionPath } from './sessions.js';
 import type { LoadedSpec } from './spec-document.js';
 import { createSpecFallback } from './spec-fallback.js';
-import { createSpecRouter, type RequestLocals } from './spec-router.js';
+import { createSpecRouter } from './spec-router.js';
 
 export interface AppContext {
   options: Options;
@@ -28,12 +29,12 @@ export interface AppContext {
 
 const ADMIN_TAG = 'admin';
 
-/** Request id, also sent as `x-request-id`. */
+/** The request's state on `res.locals`, with its id, also sent as `x-request-id`. */
 function requestBasics(): RequestHandler {
   return (_req, res, next) => {
-    const requestId = randomUUID();
-    (res.locals as Partial<RequestLocals>).requestId = requestId;
-    res.setHeader('x-request-id', requestId);
+    const state = new RequestState(randomUUID());
+    res.locals = state;
+    res.setHeader('x-request-id', state.requestId);
     next();
   };
 }
@@ -109,7 +110,7 @@ function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): Re
         return;
       }
     }
-    const locals = res.locals as RequestLocals;
+    const state = stateOf(res);
     if (path.startsWith(SESSION_PREFIX)) {
       const end = path.indexOf('/', SESSION_PREFIX.length);
       const rawId = end < 0 ? path.slice(SESSION_PREFIX.length) : path.slice(SESSION_PREFIX.length, end);
@@ -125,8 +126,8 @@ function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): Re
           );
           return;
         }
-        locals.instance = instance;
-        locals.basePath = sessionPath(id);
+        state.instance = instance;
+        state.basePath = sessionPath(id);
         res.setHeader('x-fake-session', id);
         const query = req.url.indexOf('?');
         req.baseUrl = path.slice(0, end < 0 ? undefined : end);
@@ -135,7 +136,7 @@ function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): Re
         return;
       }
     }
-    locals.instance = root;
+    state.instance = root;
     instanceRoutes(req, res, next);
   };
 }
@@ -150,13 +151,13 @@ function decodeSegment(segment: string): string | undefined {
 
 /** Keeps the error on `res.locals` for the journal, then hands it on to the error handler. */
 const captureError: ErrorRequestHandler = (error, _req, res, next) => {
-  res.locals.apiError = toApiError(error);
+  stateOf(res).apiError = toApiError(error);
   next(error);
 };
 
 /**
  * Builds the Express app for one server. The spec routers are built once and serve the root
- * instance and every session instance, chosen per request on `res.locals.instance`.
+ * instance and every session instance, chosen per request (`RequestState.instance`).
  */
 export function createApp(context: AppContext): Express {
   const { options, spec, root, sessions, logger } = context;

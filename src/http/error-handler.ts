@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { ApiError, type ErrorKindName, toErrorBody } from '../errors.js';
+import { stateOf } from './request-state.js';
 
 /** body-parser and http-errors failures carry a `type`; map each to a kind of the catalogue. */
 const PARSER_ERRORS: Record<string, ErrorKindName> = {
@@ -50,7 +51,6 @@ export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): Error
       res.end();
       return;
     }
-    const requestId = typeof res.locals.requestId === 'string' ? res.locals.requestId : 'unknown';
-    res.status(apiError.status).json(toErrorBody(apiError, requestId));
+    res.status(apiError.status).json(toErrorBody(apiError, stateOf(res).requestId));
   };
 }

@@ -3,19 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ErrorBody } from '../errors.js';
 import type { Fault } from './faults.js';
-import type { Instance } from './instance.js';
-
-/** Per-request values this middleware reads and sets on `res.locals`. */
-export interface FaultLocals {
-  instance: Instance;
-  requestId: string;
-  /** The id of the fault that applied (read by the request recorder). */
-  faultId?: string;
-  /** Set when a fault dropped the connection. */
-  dropped?: boolean;
-  /** The body as sent, when this middleware answered. */
-  responseBody?: unknown;
-}
+import { stateOf } from './request-state.js';
 
 /** The default body of a fault that gives a status but no body: the vendor's error shape. */
 function faultBody(status: number, requestId: string): ErrorBody {
@@ -35,8 +23,7 @@ function faultBody(status: number, requestId: string): ErrorBody {
  */
 export function createFaultInjector(): RequestHandler {
   return (req, res, next) => {
-    const locals = res.locals as FaultLocals;
-    const { instance } = locals;
+    const { instance } = stateOf(res);
     const fault = instance.faults.take(req.method, req.path);
     const latency = instance.fake.settings.latencyMs;
     // The usual case stays synchronous: no promise per request.
@@ -55,17 +42,17 @@ async function applyFault(
   res: Response,
   next: NextFunction,
 ): Promise<void> {
-  const locals = res.locals as FaultLocals;
+  const state = stateOf(res);
   if (latency > 0) await sleep(latency);
   if (!fault) {
     next();
     return;
   }
-  locals.faultId = fault.id;
+  state.faultId = fault.id;
   res.set('x-fake-fault', fault.id);
   if (fault.delayMs > 0) await sleep(fault.delayMs);
   if (fault.drop) {
-    locals.dropped = true;
+    state.dropped = true;
     req.socket.destroy();
     return;
   }
@@ -73,7 +60,7 @@ async function applyFault(
     next();
     return;
   }
-  const body = fault.hasBody ? fault.body : faultBody(fault.status, locals.requestId);
-  locals.responseBody = body;
+  const body = fault.hasBody ? fault.body : faultBody(fault.status, state.requestId);
+  state.responseBody = body;
   res.status(fault.status).json(body);
 }

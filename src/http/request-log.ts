@@ -1,10 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-
-interface LogLocals {
-  requestId?: string;
-  instance?: { id?: string };
-}
+import type { Instance } from './instance.js';
+import { stateOf } from './request-state.js';
 
 interface Logged {
   logger: Logger;
@@ -23,12 +20,13 @@ function logResponse(this: Response): void {
   const ms = Math.round(performance.now() - logged.started);
   const level = status >= 500 ? 'error' : url === '/__admin/health' ? 'debug' : 'info';
   if (!logged.logger.isLevelEnabled(level)) return;
-  const locals = this.locals as LogLocals;
+  const state = stateOf(this);
   const line = {
-    req: { id: locals.requestId, method: req.method, url },
+    req: { id: state.requestId, method: req.method, url },
     res: { statusCode: status },
     responseTime: ms,
-    session: locals.instance?.id ?? null,
+    // No instance for the spec documents.
+    session: (state.instance as Instance | undefined)?.id ?? null,
   };
   logged.logger[level](line, `${req.method} ${url} ${status} ${ms}ms`);
 }

@@ -1,32 +1,8 @@
 import type { RequestHandler, Response } from 'express';
-import { type ApiError, toErrorBody } from '../errors.js';
+import { toErrorBody } from '../errors.js';
 import { violationsOf } from './contract-violations.js';
-import type { FaultLocals } from './fault-injector.js';
-import type { Instance } from './instance.js';
+import { stateOf } from './request-state.js';
 import type { ResponseChecks } from './response-checks.js';
-
-/** Per-request values the recorder reads from `res.locals` when the request is over. */
-export interface RecorderLocals extends FaultLocals {
-  /** Set by the spec router when the request matched an operation. */
-  operationId?: string;
-  /** Set by the app's error capture for error responses (the body is rendered from it). */
-  apiError?: ApiError;
-}
-
-/** What the recorder notes on arrival, kept on `res.locals` until the response is over. */
-interface Arrival {
-  started: number;
-  arrivedAt: number;
-  /** Relative to the instance, taken on arrival. */
-  path: string;
-  /** The query string as sent, without the `?` (parsed only when the journal is read). */
-  search: string;
-  checks: ResponseChecks;
-}
-
-interface ArrivalLocals {
-  arrival?: Arrival;
-}
 
 /**
  * The 'close' listener of a response answered later than its arrival ('close' comes after
@@ -39,13 +15,13 @@ function recordResponse(this: Response): void {
 
 /** Journals the request of `res` once, as completed (sent) or not. */
 function record(res: Response, completed: boolean): void {
-  const locals = res.locals as RecorderLocals & ArrivalLocals & { instance: Instance };
-  const started = locals.arrival;
+  const state = stateOf(res);
+  const started = state.arrival;
   if (!started) return;
-  locals.arrival = undefined;
+  state.arrival = undefined;
   const req = res.req;
-  const { instance } = locals;
-  const error = locals.apiError;
+  const { instance } = state;
+  const error = state.apiError;
   const body = req.body as unknown;
   const entry = instance.journal.record({
     arrivedAt: started.arrivedAt,
@@ -56,13 +32,13 @@ function record(res: Response, completed: boolean): void {
     body,
     status: res.headersSent ? res.statusCode : undefined,
     durationMs: Math.round((performance.now() - started.started) * 1000) / 1000,
-    response: locals.responseBody ?? (error ? toErrorBody(error, locals.requestId) : undefined),
-    operationId: locals.operationId,
-    fault: locals.faultId,
-    outcome: completed ? 'completed' : locals.dropped ? 'dropped' : 'aborted',
+    response: state.responseBody ?? (error ? toErrorBody(error, state.requestId) : undefined),
+    operationId: state.operationId,
+    fault: state.faultId,
+    outcome: completed ? 'completed' : state.dropped ? 'dropped' : 'aborted',
     violations: violationsOf(error),
   });
-  const { operationId } = locals;
+  const { operationId } = state;
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && instance.fake.settings.validateResponses) {
     started.checks.schedule(instance, entry, operationId, res);
@@ -70,7 +46,7 @@ function record(res: Response, completed: boolean): void {
 }
 
 /**
- * Journals every vendor API request of the instance on `res.locals.instance`: what the client
+ * Journals every vendor API request of the instance serving it: what the client
  * sent, the response as sent, how long it took and the contract violations. Runs first on the
  * API path (before faults, latency, parsing and routing, so every outcome is journaled) and does
  * its work when the response is over.
@@ -79,7 +55,7 @@ export function createRequestRecorder(checks: ResponseChecks): RequestHandler {
   return (req, res, next) => {
     const { url } = req;
     const q = url.indexOf('?');
-    (res.locals as ArrivalLocals).arrival = {
+    stateOf(res).arrival = {
       started: performance.now(),
       arrivedAt: Date.now(),
       path: req.path,

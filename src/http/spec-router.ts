@@ -10,6 +10,7 @@ import type {
   OperationResult,
 } from './operation-handler.js';
 import type { Operation } from './operations.js';
+import { type RequestState, stateOf } from './request-state.js';
 import { createValidatorFactory, type RequestValidator, type ValidRequest } from './request-validator.js';
 import { type OpenApiDocument, resolveRef } from './spec-document.js';
 
@@ -19,18 +20,6 @@ export interface SpecRouterOptions {
   handlers: HandlerTable;
   /** Answers operations that have no handler (the spec fallback). */
   fallback: (operation: Operation) => OperationHandler;
-}
-
-/** Per-request values the app puts on `res.locals` before the router runs. */
-export interface RequestLocals {
-  instance: Instance;
-  requestId: string;
-  /** Where the instance is mounted: '' for the root, `/sessions/{id}` for a session. */
-  basePath?: string;
-  /** Set here: the operation the request matched (for the journal and response checks). */
-  operationId?: string;
-  /** Set here: the body as sent, so the journal need not re-parse it. */
-  responseBody?: unknown;
 }
 
 /**
@@ -119,19 +108,19 @@ class HttpOperationContext implements OperationContext {
 
   constructor(
     readonly operation: Operation,
-    private readonly locals: RequestLocals,
+    private readonly state: RequestState,
     readonly principal: Principal | undefined,
     readonly request: ValidRequest,
     private readonly req: Request,
   ) {
-    this.instance = locals.instance;
-    this.requestId = locals.requestId;
+    this.instance = state.instance;
+    this.requestId = state.requestId;
     this.headers = req.headers;
   }
 
   /** Only the session calls need it: built from the Host the client used. */
   get baseUrl(): string {
-    return `${this.req.protocol}://${this.req.get('host') ?? 'localhost'}${this.locals.basePath ?? ''}`;
+    return `${this.req.protocol}://${this.req.get('host') ?? 'localhost'}${this.state.basePath}`;
   }
 }
 
@@ -147,20 +136,20 @@ function createOperationRun(
   const tokenHeaderNames = tokenHeaders(document, operation);
   const send = (res: Response, result: OperationResult): void => {
     if (result.headers) res.set(result.headers);
-    (res.locals as RequestLocals).responseBody = result.body;
+    stateOf(res).responseBody = result.body;
     if (result.json) sendJson(res, result.status, result.json.text, result.json.bytes);
     else sendJson(res, result.status, JSON.stringify(result.body) ?? '');
   };
   return (req, res, next, params) => {
-    const locals = res.locals as RequestLocals;
+    const state = stateOf(res);
     let result: OperationResult | Promise<OperationResult>;
     try {
-      locals.operationId = operation.operationId;
+      state.operationId = operation.operationId;
       let principal: Principal | undefined;
       if (tokenHeaderNames.length > 0) {
         const token = tokenOf(req, tokenHeaderNames);
         if (token === undefined) throw missingToken(tokenHeaderNames);
-        principal = locals.instance.fake.authenticate(token);
+        principal = state.instance.fake.authenticate(token);
       }
       const request = validate({
         params,
@@ -171,7 +160,7 @@ function createOperationRun(
         body: req.body,
         mediaType: mediaTypeOf(req),
       });
-      result = handler(new HttpOperationContext(operation, locals, principal, request, req));
+      result = handler(new HttpOperationContext(operation, state, principal, request, req));
       // The usual case (every vendor handler) stays synchronous: no promise per request.
       if (!(result instanceof Promise)) {
         send(res, result);

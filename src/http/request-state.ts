@@ -1,0 +1,46 @@
+import type { Response } from 'express';
+import type { ApiError } from '../errors.js';
+import type { Instance } from './instance.js';
+import type { ResponseChecks } from './response-checks.js';
+
+/** What the request recorder notes when a vendor API request arrives. */
+export interface Arrival {
+  /** `performance.now()` on arrival, for the duration. */
+  started: number;
+  /** Milliseconds since the Unix epoch. */
+  arrivedAt: number;
+  /** Relative to the instance. */
+  path: string;
+  /** The query string as sent, without the `?` (parsed only when the journal is read). */
+  search: string;
+  checks: ResponseChecks;
+}
+
+/**
+ * Everything the fake keeps about one request while serving it, in one shape for every request:
+ * the app puts it on `res.locals` first thing, and the middleware further on fill it in.
+ */
+export class RequestState {
+  /** The instance serving the request: the root or a session's. Set before any instance route runs. */
+  instance!: Instance;
+  /** Where the instance is mounted: '' for the root, `/sessions/{id}` for a session. */
+  basePath = '';
+  /** The operation the request matched (set by the spec router). */
+  operationId: string | undefined = undefined;
+  /** The body as sent, so the journal need not re-parse it. */
+  responseBody: unknown = undefined;
+  /** The error the response was rendered from (set by the app's error capture). */
+  apiError: ApiError | undefined = undefined;
+  /** The id of the fault that applied, if any. */
+  faultId: string | undefined = undefined;
+  /** Set when a fault dropped the connection. */
+  dropped = false;
+  /** Set by the request recorder on arrival; cleared once the request is journaled. */
+  arrival: Arrival | undefined = undefined;
+
+  /** `requestId`: the vendor's request identifier (`apiRequestUid`), also sent as `x-request-id`. */
+  constructor(readonly requestId: string) {}
+}
+
+/** The state of the request `res` answers. */
+export const stateOf = (res: Response): RequestState => res.locals as RequestState;

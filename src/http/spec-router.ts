@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import FindMyWay from 'find-my-way';
+import { type MatchFunction, match } from 'path-to-regexp';
 import type { Principal } from '../domain/fake.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from './instance.js';
@@ -87,18 +87,11 @@ function tokenOf(request: Request, headerNames: string[]): string | undefined {
   return undefined;
 }
 
-/** A path that matched no route because it is not valid percent-encoding: the client's mistake, named. */
-function malformedPath(path: string): ApiError | undefined {
-  if (!path.includes('%')) return undefined;
-  try {
-    decodeURIComponent(path);
-    return undefined;
-  } catch {
-    return new ApiError('invalidId', 'invalid id: the path is not valid percent-encoding', [
-      { location: 'path', message: 'is not valid percent-encoding' },
-    ]);
-  }
-}
+/** A path parameter that is not valid percent-encoding: the client's mistake, named. */
+const malformedPath = () =>
+  new ApiError('invalidId', 'invalid id: the path is not valid percent-encoding', [
+    { location: 'path', message: 'is not valid percent-encoding' },
+  ]);
 
 /** What a handler sees of one request; the base URL is worked out only when asked for. */
 class HttpOperationContext implements OperationContext {
@@ -174,15 +167,18 @@ function createOperationRun(
   };
 }
 
-/** Paths are matched with no regard to method (one route per path); the method then picks the operation. */
-const MATCHED_AS = 'GET';
+/** One path of the spec: its matcher and the operations declared on it, by method. */
+interface PathRoute {
+  match: MatchFunction<Record<string, string>>;
+  methods: Map<string, OperationRun>;
+}
 
 /**
- * The spec's operations as one middleware: the path is matched once (a radix tree,
- * find-my-way) to the operations declared on it, the method picks one, and that operation's
+ * The spec's operations as one middleware: the path is matched (path-to-regexp, as Express
+ * matches routes) to the operations declared on it, the method picks one, and that operation's
  * validators, compiled once here, check the request before its handler (or the fallback) runs.
  * A known path with another method is 405; a GET operation answers HEAD too; any other path
- * goes on to the next middleware.
+ * goes on to the next middleware. Paths are case-sensitive and a trailing slash is ignored.
  */
 export function createSpecRouter({
   document,
@@ -191,16 +187,16 @@ export function createSpecRouter({
   fallback,
 }: SpecRouterOptions): RequestHandler {
   const compile = createValidatorFactory(document);
-  // Trailing slashes are ignored, paths are case-sensitive, and ids may be as long as a URL allows.
-  const tree = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 65_536 });
-  const byPath = new Map<string, Map<string, OperationRun>>();
+  const byPath = new Map<string, PathRoute>();
 
   for (const operation of operations) {
-    let methods = byPath.get(operation.routePath);
-    if (methods === undefined) {
-      methods = new Map();
-      byPath.set(operation.routePath, methods);
-      tree.on(MATCHED_AS, operation.routePath, () => undefined, methods);
+    let route = byPath.get(operation.routePath);
+    if (route === undefined) {
+      route = {
+        match: match(operation.routePath, { decode: decodeURIComponent, sensitive: true, trailing: true }),
+        methods: new Map(),
+      };
+      byPath.set(operation.routePath, route);
     }
     const run = createOperationRun(
       document,
@@ -208,22 +204,31 @@ export function createSpecRouter({
       compile(operation),
       handlers[operation.operationId] ?? fallback(operation),
     );
-    methods.set(operation.method.toUpperCase(), run);
-    if (operation.method === 'get' && !methods.has('HEAD')) methods.set('HEAD', run);
+    route.methods.set(operation.method.toUpperCase(), run);
+    if (operation.method === 'get' && !route.methods.has('HEAD')) route.methods.set('HEAD', run);
   }
+  const routes = [...byPath.values()];
 
   return (req, res, next) => {
     const path = req.path;
-    const match = tree.find(MATCHED_AS, path);
-    if (match === null) {
-      next(malformedPath(path));
+    for (const route of routes) {
+      let matched: ReturnType<PathRoute['match']>;
+      try {
+        matched = route.match(path);
+      } catch {
+        // Only decoding a parameter throws (URIError).
+        next(malformedPath());
+        return;
+      }
+      if (matched === false) continue;
+      const run = route.methods.get(req.method);
+      if (run === undefined) {
+        next(new ApiError('methodNotAllowed'));
+        return;
+      }
+      run(req, res, next, matched.params);
       return;
     }
-    const run = (match.store as Map<string, OperationRun>).get(req.method);
-    if (run === undefined) {
-      next(new ApiError('methodNotAllowed'));
-      return;
-    }
-    run(req, res, next, match.params as Record<string, string>);
+    next();
   };
 }

@@ -67,7 +67,7 @@ describe('read and list bodies', () => {
   });
 });
 
-describe('paths that are not valid percent-encoding', () => {
+describe('path parameters that are not valid percent-encoding', () => {
   it('are 400 in the vendor shape, naming the path, and journaled as violations', async () => {
     const res = await get('/api/v2/documents/%E0%A4%A');
     expect(res.status).toBe(400);

@@ -131,12 +131,14 @@ function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): Re
         res.setHeader('x-fake-session', id);
         const query = req.url.indexOf('?');
         req.baseUrl = path.slice(0, end < 0 ? undefined : end);
-        req.url = (end < 0 ? '/' : path.slice(end)) + (query < 0 ? '' : req.url.slice(query));
+        state.path = end < 0 ? '/' : path.slice(end);
+        req.url = state.path + (query < 0 ? '' : req.url.slice(query));
         instanceRoutes(req, res, next);
         return;
       }
     }
     state.instance = root;
+    state.path = path;
     instanceRoutes(req, res, next);
   };
 }

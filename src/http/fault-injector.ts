@@ -23,8 +23,8 @@ function faultBody(status: number, requestId: string): ErrorBody {
  */
 export function createFaultInjector(): RequestHandler {
   return (req, res, next) => {
-    const { instance } = stateOf(res);
-    const fault = instance.faults.take(req.method, req.path);
+    const { instance, path } = stateOf(res);
+    const fault = instance.faults.take(req.method, path);
     const latency = instance.fake.settings.latencyMs;
     // The usual case stays synchronous: no promise per request.
     if (!fault && latency <= 0) {

@@ -5,6 +5,7 @@ import { createAdminAuth } from './admin-auth.js';
 import { createFaultInjector } from './fault-injector.js';
 import { chain } from './middleware-chain.js';
 import { createRequestRecorder } from './request-recorder.js';
+import { stateOf } from './request-state.js';
 import type { ResponseChecks } from './response-checks.js';
 
 /**
@@ -78,7 +79,7 @@ export function createInstanceRouter({
   const auth = createAdminAuth(options.adminToken);
   const guard = queryLengthGuard(options.maxQueryLength);
   const admin = chain(
-    (req, res, next) => (req.path === '/__admin/health' ? next() : auth(req, res, next)),
+    (req, res, next) => (stateOf(res).path === '/__admin/health' ? next() : auth(req, res, next)),
     guard,
     bodyParser(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT)),
     adminRouter,
@@ -92,5 +93,5 @@ export function createInstanceRouter({
     apiRouter,
     notFound,
   );
-  return (req, res, next) => (isAdminPath(req.path) ? admin(req, res, next) : api(req, res, next));
+  return (req, res, next) => (isAdminPath(stateOf(res).path) ? admin(req, res, next) : api(req, res, next));
 }

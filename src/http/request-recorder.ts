@@ -26,7 +26,7 @@ function record(res: Response, completed: boolean): void {
   const entry = instance.journal.record({
     arrivedAt: started.arrivedAt,
     method: req.method,
-    path: started.path,
+    path: state.path,
     search: started.search,
     headers: req.headers,
     body,
@@ -55,10 +55,10 @@ export function createRequestRecorder(checks: ResponseChecks): RequestHandler {
   return (req, res, next) => {
     const { url } = req;
     const q = url.indexOf('?');
-    stateOf(res).arrival = {
+    const state = stateOf(res);
+    state.arrival = {
       started: performance.now(),
       arrivedAt: Date.now(),
-      path: req.path,
       search: q < 0 ? '' : url.slice(q + 1),
       checks,
     };

@@ -9,8 +9,6 @@ export interface Arrival {
   started: number;
   /** Milliseconds since the Unix epoch. */
   arrivedAt: number;
-  /** Relative to the instance. */
-  path: string;
   /** The query string as sent, without the `?` (parsed only when the journal is read). */
   search: string;
   checks: ResponseChecks;
@@ -25,6 +23,8 @@ export class RequestState {
   instance!: Instance;
   /** Where the instance is mounted: '' for the root, `/sessions/{id}` for a session. */
   basePath = '';
+  /** The URL path relative to the instance (what its routes, faults and journal see), still encoded. */
+  path = '/';
   /** The operation the request matched (set by the spec router). */
   operationId: string | undefined = undefined;
   /** The body as sent, so the journal need not re-parse it. */

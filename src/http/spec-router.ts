@@ -210,7 +210,7 @@ export function createSpecRouter({
   const routes = [...byPath.values()];
 
   return (req, res, next) => {
-    const path = req.path;
+    const { path } = stateOf(res);
     for (const route of routes) {
       let matched: ReturnType<PathRoute['match']>;
       try {

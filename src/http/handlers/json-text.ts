@@ -30,16 +30,19 @@ export class JsonTextBuilder implements JsonText {
   text = '';
   bytes = 0;
 
-  /** Appends literal JSON syntax or a value's text. */
-  raw(text: string): this {
+  /** Appends JSON syntax written in ASCII (braces, commas, quoted keys): one byte a character. */
+  ascii(text: string): this {
     this.text += text;
-    this.bytes += Buffer.byteLength(text);
+    this.bytes += text.length;
     return this;
   }
 
   /** Appends a JSON value (a string, number, boolean or null) as JSON.stringify writes it. */
   value(value: string | number | boolean | null): this {
-    return this.raw(JSON.stringify(value));
+    const text = JSON.stringify(value);
+    this.text += text;
+    this.bytes += Buffer.byteLength(text);
+    return this;
   }
 
   /** Appends a text made before (its bytes already counted). */

@@ -47,13 +47,13 @@ export const vendorHandlers: HandlerTable = {
     const results = context.instance.fake.listDocuments(principalOf(context), query);
     const body = { success: true, apiRequestUid: context.requestId, results };
     // Rows are frozen and made once per stored document (see `toSummary`), so their JSON texts are too.
-    const json = new JsonTextBuilder().raw('{"success":true,"apiRequestUid":').value(body.apiRequestUid);
-    json.raw(',"results":[');
+    const json = new JsonTextBuilder().ascii('{"success":true,"apiRequestUid":').value(body.apiRequestUid);
+    json.ascii(',"results":[');
     results.forEach((row, i) => {
-      if (i > 0) json.raw(',');
+      if (i > 0) json.ascii(',');
       json.append(jsonTextOf(row));
     });
-    json.raw(']}');
+    json.ascii(']}');
     return { status: 200, body, json };
   },
 
@@ -69,15 +69,15 @@ export const vendorHandlers: HandlerTable = {
     };
     // Stored details are never edited in place (a write replaces them): their text is made once.
     const json = new JsonTextBuilder()
-      .raw('{"success":true,"templateUid":')
+      .ascii('{"success":true,"templateUid":')
       .value(body.templateUid)
-      .raw(',"id":')
+      .ascii(',"id":')
       .value(body.id)
-      .raw(',"details":')
+      .ascii(',"details":')
       .append(jsonTextOf(body.details))
-      .raw(',"apiRequestUid":')
+      .ascii(',"apiRequestUid":')
       .value(body.apiRequestUid)
-      .raw('}');
+      .ascii('}');
     return { status: 200, body, json };
   },
 

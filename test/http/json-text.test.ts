@@ -1,0 +1,31 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { JsonTextBuilder, jsonTextOf } from '../../src/http/handlers/json-text.js';
+
+/** Bodies built from pieces must be byte-for-byte the JSON of the body, with the right length. */
+describe('JSON texts of response bodies', () => {
+  it('a built body equals JSON.stringify of the same object, and its byte count its UTF-8 length', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.integer(), fc.array(fc.jsonValue()), (id, n, rows) => {
+        const objects = rows.map((value) => ({ value }));
+        const json = new JsonTextBuilder().ascii('{"id":').value(id).ascii(',"n":').value(n);
+        json.ascii(',"rows":[');
+        objects.forEach((row, i) => {
+          if (i > 0) json.ascii(',');
+          json.append(jsonTextOf(row));
+        });
+        json.ascii(']}');
+        expect(json.text).toBe(JSON.stringify({ id, n, rows: objects }));
+        expect(json.bytes).toBe(Buffer.byteLength(json.text));
+      }),
+    );
+  });
+
+  it('the text of an object is made once and kept for that object only', () => {
+    const row = { label: 'Zürich' };
+    const first = jsonTextOf(row);
+    expect(jsonTextOf(row)).toBe(first);
+    expect(first).toEqual({ text: '{"label":"Zürich"}', bytes: 19 });
+    expect(jsonTextOf({ label: 'Zürich' })).not.toBe(first);
+  });
+});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonTextBuilder, jsonTextOf } from '../../src/http/handlers/json-text.js';
+import { JsonTextBuilder, jsonTextOf, RecentJsonTexts } from '../../src/http/handlers/json-text.js';
 
 /** Bodies built from pieces must be byte-for-byte the JSON of the body, with the right length. */
 describe('JSON texts of response bodies', () => {
@@ -27,5 +27,21 @@ describe('JSON texts of response bodies', () => {
     expect(jsonTextOf(row)).toBe(first);
     expect(first).toEqual({ text: '{"label":"Zürich"}', bytes: 19 });
     expect(jsonTextOf({ label: 'Zürich' })).not.toBe(first);
+  });
+});
+
+describe('recent JSON texts', () => {
+  it('keep at most their limit, dropping the oldest, and still answer every object', () => {
+    const recent = new RecentJsonTexts(2);
+    const [a, b, c] = [{ n: 1 }, { n: 2 }, { n: 3 }];
+    const first = recent.of(a);
+    expect(recent.of(a)).toBe(first);
+    recent.of(b);
+    recent.of(c);
+    // `a` was dropped: its text is made again, equal but new.
+    const again = recent.of(a);
+    expect(again).not.toBe(first);
+    expect(again).toEqual({ text: '{"n":1}', bytes: 7 });
+    expect(recent.of(c)).toEqual({ text: '{"n":3}', bytes: 7 });
   });
 });

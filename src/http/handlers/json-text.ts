@@ -1,9 +1,10 @@
 /**
  * Response bodies assembled from JSON texts made once. Rows and details are immutable (a write
  * replaces the stored object, never edits it), so the text of each is made once per object and
- * kept beside it. A body is then concatenated from those texts: V8 links the pieces rather than
- * copying them, the one flat copy is made when the socket writes it, and the UTF-8 length is
- * summed from the pieces instead of rescanning the whole body.
+ * kept: a pure memo of `JSON.stringify`, holding nothing a server could see. A body is then
+ * concatenated from those texts: V8 links the pieces rather than copying them, the one flat copy
+ * is made when the socket writes it, and the UTF-8 length is summed from the pieces instead of
+ * rescanning the whole body.
  */
 
 /** A JSON text and its length in UTF-8 bytes. */
@@ -12,17 +13,45 @@ export interface JsonText {
   bytes: number;
 }
 
+function toJsonText(value: object): JsonText {
+  const text = JSON.stringify(value);
+  return { text, bytes: Buffer.byteLength(text) };
+}
+
 const texts = new WeakMap<object, JsonText>();
 
-/** The JSON text of an object that is never mutated. */
+/** The JSON text of an object that is never mutated, kept as long as the object lives. */
 export function jsonTextOf(value: object): JsonText {
   let json = texts.get(value);
   if (json === undefined) {
-    const text = JSON.stringify(value);
-    json = { text, bytes: Buffer.byteLength(text) };
+    json = toJsonText(value);
     texts.set(value, json);
   }
   return json;
+}
+
+/**
+ * The JSON texts of the objects serialised most recently, at most `limit` of them (the oldest
+ * dropped first): for objects too many and too large to keep a text beside each, such as the
+ * details of every document read, so memory stays bounded however many documents are read.
+ */
+export class RecentJsonTexts {
+  readonly #texts = new Map<object, JsonText>();
+
+  constructor(readonly limit: number) {}
+
+  of(value: object): JsonText {
+    let json = this.#texts.get(value);
+    if (json === undefined) {
+      json = toJsonText(value);
+      if (this.#texts.size >= this.limit) {
+        const oldest = this.#texts.keys().next();
+        if (!oldest.done) this.#texts.delete(oldest.value);
+      }
+      this.#texts.set(value, json);
+    }
+    return json;
+  }
 }
 
 /** Concatenates JSON pieces, counting their UTF-8 bytes as it goes. */

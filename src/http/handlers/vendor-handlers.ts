@@ -1,7 +1,10 @@
 import type { ListQuery, Principal } from '../../domain/fake.js';
 import { ApiError } from '../../errors.js';
 import type { HandlerTable, OperationContext } from '../operation-handler.js';
-import { JsonTextBuilder, jsonTextOf } from './json-text.js';
+import { JsonTextBuilder, jsonTextOf, RecentJsonTexts } from './json-text.js';
+
+/** Details texts of the documents read most recently (rows are few and small; details are not). */
+const detailTexts = new RecentJsonTexts(10_000);
 
 /** Thin adapters from the six vendor operations to the domain's `Fake`. */
 
@@ -74,7 +77,7 @@ export const vendorHandlers: HandlerTable = {
       .ascii(',"id":')
       .value(body.id)
       .ascii(',"details":')
-      .append(jsonTextOf(body.details))
+      .append(detailTexts.of(body.details))
       .ascii(',"apiRequestUid":')
       .value(body.apiRequestUid)
       .ascii('}');

@@ -8,7 +8,13 @@ import type { Dataset, FixtureSet } from './domain/types.js';
 import { createApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import { createInstance, type Instance } from './http/instance.js';
-import { controlsOf, type InstanceControls, sessionDataset } from './http/instance-controls.js';
+import {
+  type ControlChecks,
+  controlsOf,
+  type InstanceControls,
+  sessionDataset,
+} from './http/instance-controls.js';
+import { createOperationValidators } from './http/request-validator.js';
 import { SessionRegistry, sessionPath } from './http/sessions.js';
 import { type LoadedSpec, loadSpec } from './http/spec-document.js';
 import { createLogger } from './logger.js';
@@ -103,11 +109,15 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     // Sessions start from the configured settings, whatever the root's were changed to since.
     createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings),
   });
-  const app = createApp({ options, spec, root, sessions, logger });
+  const validators = createOperationValidators(spec.document);
+  const checks: ControlChecks = {
+    faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
+  };
+  const app = createApp({ options, spec, root, sessions, logger, validators });
   let server: Server | undefined;
 
   const mock: MockServer = {
-    ...controlsOf(root),
+    ...controlsOf(root, checks),
     app,
     options,
     root,
@@ -134,7 +144,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       const created = sessions.create(await sessionDataset(fixtures, () => root.fake.resetPoint()));
       const path = sessionPath(created.id);
       return {
-        ...controlsOf(created.instance),
+        ...controlsOf(created.instance, checks),
         id: created.id,
         baseUrl: mock.url === undefined ? path : `${mock.url}${path}`,
         instance: created.instance,

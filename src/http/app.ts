@@ -13,6 +13,7 @@ import { chain } from './middleware-chain.js';
 import { listOperations } from './operations.js';
 import { createRequestLog } from './request-log.js';
 import { RequestState, stateOf } from './request-state.js';
+import type { OperationValidators } from './request-validator.js';
 import { ResponseChecks } from './response-checks.js';
 import { type SessionRegistry, sessionPath } from './sessions.js';
 import type { LoadedSpec } from './spec-document.js';
@@ -25,6 +26,8 @@ export interface AppContext {
   root: Instance;
   sessions: SessionRegistry;
   logger: Logger;
+  /** The spec's request validators, shared with the programmatic API. */
+  validators: OperationValidators;
 }
 
 const ADMIN_TAG = 'admin';
@@ -162,7 +165,7 @@ const captureError: ErrorRequestHandler = (error, _req, res, next) => {
  * instance and every session instance, chosen per request (`RequestState.instance`).
  */
 export function createApp(context: AppContext): Express {
-  const { options, spec, root, sessions, logger } = context;
+  const { options, spec, root, sessions, logger, validators } = context;
   const app = express();
   app.disable('x-powered-by');
   // node:querystring, which the journal also uses when it lists a request's query.
@@ -178,6 +181,7 @@ export function createApp(context: AppContext): Express {
       operations: operations.filter((op) => op.tags.includes(ADMIN_TAG) === tagged),
       handlers,
       fallback,
+      validators,
     });
   const instanceRoutes = createInstanceRouter({
     options,

@@ -46,7 +46,13 @@ async function datasetOf(fixtures: string | FixtureSet): Promise<Dataset> {
   return buildDataset(fixtures, 'fixtures');
 }
 
-export function controlsOf(instance: Instance): InstanceControls {
+/** What the programmatic API checks as the admin API does: with the spec's compiled validators. */
+export interface ControlChecks {
+  /** A fault definition, as `POST /__admin/faults` checks its body; throws `invalidBody`. */
+  faultInput(value: unknown): FaultInput;
+}
+
+export function controlsOf(instance: Instance, checks: ControlChecks): InstanceControls {
   const { fake, journal, faults } = instance;
   return {
     reset: () => instance.reset(),
@@ -64,7 +70,7 @@ export function controlsOf(instance: Instance): InstanceControls {
     advanceClock: (seconds) => fake.clock.advance(seconds),
     setClock: (unixSeconds) => fake.clock.set(unixSeconds),
     revokeTokens: () => fake.revokeTokens(),
-    addFault: (fault) => faults.add(fault).id,
+    addFault: (fault) => faults.add(checks.faultInput(fault)).id,
     faults: () => faults.list(),
     removeFault: (id) => faults.delete(id),
     clearFaults: () => faults.clear(),

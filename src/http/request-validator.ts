@@ -232,6 +232,36 @@ export function precompileRequestValidators(document: OpenApiDocument): string {
   });
 }
 
+/** The request validators of one spec, each compiled (or found precompiled) once, on first use. */
+export interface OperationValidators {
+  of(operation: Operation): RequestValidator;
+  /** The body of an operation's request, checked as if sent as `application/json`. */
+  jsonBody(operationId: string): (body: unknown) => unknown;
+}
+
+export function createOperationValidators(document: OpenApiDocument): OperationValidators {
+  const compile = createValidatorFactory(document);
+  const byId = new Map<string, RequestValidator>();
+  const of = (operation: Operation): RequestValidator => {
+    let validate = byId.get(operation.operationId);
+    if (validate === undefined) {
+      validate = compile(operation);
+      byId.set(operation.operationId, validate);
+    }
+    return validate;
+  };
+  return {
+    of,
+    jsonBody(operationId) {
+      const operation = listOperations(document).find((op) => op.operationId === operationId);
+      if (!operation) throw new Error(`no operation ${operationId} in the spec`);
+      const validate = of(operation);
+      return (body) =>
+        validate({ params: {}, query: {}, headers: {}, body, mediaType: 'application/json' }).body;
+    },
+  };
+}
+
 function checkBody(required: boolean, bodies: Map<string, ValidateFunction>, request: RawRequest): unknown {
   const accepted = [...bodies.keys()];
   if (request.body === undefined) {

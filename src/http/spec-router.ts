@@ -11,7 +11,7 @@ import type {
 } from './operation-handler.js';
 import type { Operation } from './operations.js';
 import { type RequestState, stateOf } from './request-state.js';
-import { createValidatorFactory, type RequestValidator, type ValidRequest } from './request-validator.js';
+import type { OperationValidators, RequestValidator, ValidRequest } from './request-validator.js';
 import { type OpenApiDocument, resolveRef } from './spec-document.js';
 
 export interface SpecRouterOptions {
@@ -20,6 +20,7 @@ export interface SpecRouterOptions {
   handlers: HandlerTable;
   /** Answers operations that have no handler (the spec fallback). */
   fallback: (operation: Operation) => OperationHandler;
+  validators: OperationValidators;
 }
 
 /**
@@ -184,8 +185,8 @@ export function createSpecRouter({
   operations,
   handlers,
   fallback,
+  validators,
 }: SpecRouterOptions): RequestHandler {
-  const compile = createValidatorFactory(document);
   const byPath = new Map<string, PathRoute>();
 
   for (const operation of operations) {
@@ -200,7 +201,7 @@ export function createSpecRouter({
     const run = createOperationRun(
       document,
       operation,
-      compile(operation),
+      validators.of(operation),
       handlers[operation.operationId] ?? fallback(operation),
     );
     route.methods.set(operation.method.toUpperCase(), run);

@@ -9,6 +9,36 @@ import { createTestServer, issueToken, readSmallSet, SMALL_SET } from '../suppor
 const RENAME = { name: { name: 'Name', description: '', value: { type: 'string', text: 'Renamed' } } };
 
 describe('MockServer', () => {
+  it.each([
+    ['an unknown key', { status: 500, retries: 3 }, 'body/retries'],
+    ['a status out of range', { status: 99 }, 'body/status'],
+    ['a path with * in the middle', { path: '/api/*/documents', status: 500 }, 'body/path'],
+    ['an odd method', { method: 'GE T', status: 500 }, 'body/method'],
+    ['body without status', { body: { x: 1 } }, 'body/body'],
+    ['nothing to do', {}, 'body'],
+    ['an array', [500], 'body'],
+  ])('addFault() rejects %s as POST /__admin/faults does, adding nothing', async (_name, fault, location) => {
+    const { mock, http } = await createTestServer();
+    const viaHttp = await http
+      .post('/__admin/faults')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify(fault));
+    expect(viaHttp.status).toBe(400);
+    let thrown: unknown;
+    try {
+      mock.addFault(fault as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ApiError);
+    const apiError = thrown as ApiError;
+    expect(apiError.status).toBe(400);
+    expect(apiError.message).toBe(viaHttp.body.message);
+    expect(apiError.errors).toEqual(viaHttp.body.errors);
+    expect(apiError.errors?.map((e) => e.location)).toContain(location);
+    expect(mock.faults()).toEqual([]);
+  });
+
   it('reset() restores state, tokens, journal, faults and clock', async () => {
     const { mock, http, token } = await createTestServer();
     const old = await token();

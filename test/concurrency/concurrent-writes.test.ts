@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkFetchResponse, defaultConformanceChecker } from '../support/conformance.js';
-import { ACME_KEY, createTestServer, type TestServer } from '../support/test-server.js';
+import { ACME_KEY, createTestServer, textEntry as entry, type TestServer } from '../support/test-server.js';
 
 const WRITERS = 16;
 const WRITES_PER_WRITER = 12;
@@ -52,8 +52,6 @@ function prng(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-const entry = (name: string, text: string) => ({ name, description: '', value: { type: 'string', text } });
 
 function detailsFor(doc: Doc, tag: string): Record<string, unknown> {
   return { name: entry('Name', tag), [doc.field]: entry(doc.field, tag) };

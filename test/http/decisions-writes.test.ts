@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createTestServer, OTHER_KEY, type TestServer } from '../support/test-server.js';
+import { createTestServer, textEntry as entry, OTHER_KEY, type TestServer } from '../support/test-server.js';
 
 /** The decisions table, write rows (PATCH one, batch PUT/PATCH, success literals), through HTTP. */
 
@@ -10,7 +10,6 @@ beforeEach(async () => {
   token = await server.token();
 });
 
-const entry = (name: string, text: string) => ({ name, description: '', value: { type: 'string', text } });
 const read = async (id: number) =>
   (await server.http.get(`/api/v2/documents/${id}`).set('x-access-token', token)).body;
 const state = () => JSON.stringify(server.mock.root.fake.snapshot());

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createTestServer, type TestServer } from '../support/test-server.js';
+import { createTestServer, textEntry as entry, type TestServer } from '../support/test-server.js';
 
 /**
  * Response bodies are assembled from JSON texts made once per stored row and details object.
@@ -14,7 +14,6 @@ beforeEach(async () => {
   token = await server.token();
 });
 
-const entry = (name: string, text: string) => ({ name, description: '', value: { type: 'string', text } });
 const get = (path: string) => server.http.get(path).set('x-access-token', token);
 const patch = (id: number, body: object) =>
   server.http.patch(`/api/v2/documents/${id}`).set('x-access-token', token).send(body);

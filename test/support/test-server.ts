@@ -23,6 +23,13 @@ export const OTHER_KEY = {
   organizationId: 2,
 };
 
+/** A string detail entry as the vendor writes it. */
+export const textEntry = (name: string, text: string) => ({
+  name,
+  description: '',
+  value: { type: 'string', text },
+});
+
 export interface TestServer {
   mock: MockServer;
   http: ReturnType<typeof supertest>;

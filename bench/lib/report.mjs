@@ -53,79 +53,52 @@ export function machineInfo(root) {
 
 const ratio = (a, b) => (a > 0 && b > 0 ? a / b : Number.NaN);
 
+const bound = (v, unit) => (unit === 'x' ? `${v}×` : `${v} ${unit}`);
+/** A target row met when `value` is at least `min`. */
+const atLeast = (measure, min, value, unit = 'x') => ({
+  measure,
+  target: `≥ ${bound(min, unit)}`,
+  value,
+  unit,
+  met: value >= min,
+});
+/** A target row met when `value` is at most `max` (`shown` is how the target writes it). */
+const atMost = (measure, max, value, unit, shown = max) => ({
+  measure,
+  target: `≤ ${bound(shown, unit)}`,
+  value,
+  unit,
+  met: value <= max,
+});
+
 /** Every target of the issue, each with the measured value and whether it is met. */
 export function evaluateTargets(report) {
   const t = report.throughput;
   const rps = (server, op) => t[server]?.[op]?.requestsPerSecond ?? 0;
+  /** Throughput of the fake ÷ that of `server`. */
+  const vs = (server, op) => ratio(rps('fake', op), rps(server, op));
+  /** CPU per request of Express ÷ that of the fake. */
+  const cpuVsExpress = (op) => ratio(t.express[op].serverCpuUsPerRequest, t.fake[op].serverCpuUsPerRequest);
   const fakeRuns = [t.fake.list, t.fake.read, report.large.list];
   const failures = fakeRuns.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
   const startup = report.startup.fakeToHealthy.medianMs;
   const prismStartup = report.startup.prismToFirstAnswer.medianMs;
-  const rows = [
-    ['list throughput ÷ Prism', '≥ 3×', ratio(rps('fake', 'list'), rps('prism', 'list')), (v) => v >= 3, 'x'],
-    [
-      'list throughput ÷ Prism -v silent (supplementary)',
-      '≥ 3×',
-      ratio(rps('fake', 'list'), rps('prismQuiet', 'list')),
-      (v) => v >= 3,
-      'x',
-    ],
-    [
-      'list throughput ÷ json-server',
-      '≥ 20×',
-      ratio(rps('fake', 'list'), rps('jsonServer', 'list')),
-      (v) => v >= 20,
-      'x',
-    ],
-    [
-      'list throughput ÷ json-server --quiet (supplementary)',
-      '≥ 20×',
-      ratio(rps('fake', 'list'), rps('jsonServerQuiet', 'list')),
-      (v) => v >= 20,
-      'x',
-    ],
-    [
-      'list throughput ÷ minimal Express',
-      '≥ 0.8×',
-      ratio(rps('fake', 'list'), rps('express', 'list')),
-      (v) => v >= 0.8,
-      'x',
-    ],
-    [
-      'read throughput ÷ minimal Express',
-      '≥ 0.8×',
-      ratio(rps('fake', 'read'), rps('express', 'read')),
-      (v) => v >= 0.8,
-      'x',
-    ],
-    [
-      'list CPU per request: Express ÷ fake (supplementary)',
-      '≥ 0.8×',
-      ratio(t.express.list.serverCpuUsPerRequest, t.fake.list.serverCpuUsPerRequest),
-      (v) => v >= 0.8,
-      'x',
-    ],
-    [
-      'read CPU per request: Express ÷ fake (supplementary)',
-      '≥ 0.8×',
-      ratio(t.express.read.serverCpuUsPerRequest, t.fake.read.serverCpuUsPerRequest),
-      (v) => v >= 0.8,
-      'x',
-    ],
-    ['start-up to healthy (median)', '≤ 250 ms', startup, (v) => v <= 250, 'ms'],
-    ['start-up ÷ Prism start-up', '≤ 0.33×', ratio(startup, prismStartup), (v) => v <= 1 / 3, 'x'],
-    ['reset at 10,000 documents (median)', '≤ 20 ms', report.reset.medianMs, (v) => v <= 20, 'ms'],
-    [
-      'RSS with 100,000 documents (after GC)',
-      '≤ 250 MB',
-      report.large.memoryAfterLoad.rss / MB,
-      (v) => v <= 250,
-      'MB',
-    ],
-    ['list p99 at 100,000 documents', '≤ 25 ms', report.large.list.latencyMs.p99, (v) => v <= 25, 'ms'],
-    ['errors under load (fake)', '0', failures, (v) => v === 0, ''],
+  return [
+    atLeast('list throughput ÷ Prism', 3, vs('prism', 'list')),
+    atLeast('list throughput ÷ Prism -v silent (supplementary)', 3, vs('prismQuiet', 'list')),
+    atLeast('list throughput ÷ json-server', 20, vs('jsonServer', 'list')),
+    atLeast('list throughput ÷ json-server --quiet (supplementary)', 20, vs('jsonServerQuiet', 'list')),
+    atLeast('list throughput ÷ minimal Express', 0.8, vs('express', 'list')),
+    atLeast('read throughput ÷ minimal Express', 0.8, vs('express', 'read')),
+    atLeast('list CPU per request: Express ÷ fake (supplementary)', 0.8, cpuVsExpress('list')),
+    atLeast('read CPU per request: Express ÷ fake (supplementary)', 0.8, cpuVsExpress('read')),
+    atMost('start-up to healthy (median)', 250, startup, 'ms'),
+    atMost('start-up ÷ Prism start-up', 1 / 3, ratio(startup, prismStartup), 'x', 0.33),
+    atMost('reset at 10,000 documents (median)', 20, report.reset.medianMs, 'ms'),
+    atMost('RSS with 100,000 documents (after GC)', 250, report.large.memoryAfterLoad.rss / MB, 'MB'),
+    atMost('list p99 at 100,000 documents', 25, report.large.list.latencyMs.p99, 'ms'),
+    { measure: 'errors under load (fake)', target: '0', value: failures, unit: '', met: failures === 0 },
   ];
-  return rows.map(([measure, target, value, ok, unit]) => ({ measure, target, value, unit, met: ok(value) }));
 }
 
 const num = (v, digits = 0) =>

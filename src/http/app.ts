@@ -115,8 +115,9 @@ function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): Re
     }
     const state = stateOf(res);
     if (path.startsWith(SESSION_PREFIX)) {
-      const end = path.indexOf('/', SESSION_PREFIX.length);
-      const rawId = end < 0 ? path.slice(SESSION_PREFIX.length) : path.slice(SESSION_PREFIX.length, end);
+      const slash = path.indexOf('/', SESSION_PREFIX.length);
+      const end = slash < 0 ? path.length : slash;
+      const rawId = path.slice(SESSION_PREFIX.length, end);
       if (rawId !== '') {
         const id = decodeSegment(rawId);
         const instance = id === undefined ? undefined : sessions.use(id);
@@ -133,8 +134,7 @@ function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): Re
         state.basePath = sessionPath(id);
         res.setHeader('x-fake-session', id);
         const query = req.url.indexOf('?');
-        req.baseUrl = path.slice(0, end < 0 ? undefined : end);
-        state.path = end < 0 ? '/' : path.slice(end);
+        state.path = path.slice(end) || '/';
         req.url = state.path + (query < 0 ? '' : req.url.slice(query));
         instanceRoutes(req, res, next);
         return;

@@ -253,11 +253,16 @@ export function createOperationValidators(document: OpenApiDocument): OperationV
   return {
     of,
     jsonBody(operationId) {
-      const operation = listOperations(document).find((op) => op.operationId === operationId);
-      if (!operation) throw new Error(`no operation ${operationId} in the spec`);
-      const validate = of(operation);
-      return (body) =>
-        validate({ params: {}, query: {}, headers: {}, body, mediaType: 'application/json' }).body;
+      // Found on first use: the programmatic API may never need it, start-up should not pay for it.
+      let validate: RequestValidator | undefined;
+      return (body) => {
+        if (validate === undefined) {
+          const operation = listOperations(document).find((op) => op.operationId === operationId);
+          if (!operation) throw new Error(`no operation ${operationId} in the spec`);
+          validate = of(operation);
+        }
+        return validate({ params: {}, query: {}, headers: {}, body, mediaType: 'application/json' }).body;
+      };
     },
   };
 }

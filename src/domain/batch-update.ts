@@ -156,6 +156,7 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
       details: outcome?.details ?? existing?.details ?? nullObject(),
       last_modified: env.nowIso,
     };
+    if (existing?.accessible !== undefined) doc.accessible = existing.accessible;
     pending.set(doc.id, doc);
     if (!existing) createdSet.add(doc.id);
     else if (!createdSet.has(doc.id)) updatedSet.add(doc.id);

@@ -265,7 +265,7 @@ export function toSummary(doc: Document, catalog: Catalog): DocumentSummary {
     templateName: template?.name ?? '',
     type: template?.type ?? 'custom',
     clientName: catalog.encodedClientName(doc.client_id),
-    accessible: true,
+    accessible: doc.accessible ?? true,
     last_modified: doc.last_modified,
   });
   catalog.summaries.set(doc, row);

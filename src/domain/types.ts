@@ -91,6 +91,11 @@ export interface Document {
   details: Details;
   /** ISO 8601; set on load when absent and on every write. */
   last_modified: string;
+  /**
+   * Whether the caller may open the document, as live list rows report it; absent means true.
+   * Kept as loaded (only present when the fixture says so) and kept by every write.
+   */
+  accessible?: boolean;
 }
 
 export interface ApiKey {

@@ -67,7 +67,10 @@ describe('loading valid fixture sets', () => {
       'customId',
       'details',
       'last_modified',
+      'accessible',
     ]);
+    expect(first?.accessible).toBe(true);
+    expect(second).not.toHaveProperty('accessible');
     expect(first?.details.country).toBe('Scotland');
     expect(first?.details.tags).toEqual([]);
     expect(second?.last_modified).toBe(LOAD_TIME.toISOString());

@@ -87,7 +87,7 @@ const showcase: Document[] = [
     client_id: 41002,
     templateId: 5000,
     label: "Siobhán O'Neill",
-    description: 'Collections manager; the museum\'s IT contact',
+    description: "Collections manager; the museum's IT contact",
     customId: '',
     details: {
       first_name: entry('First Name', 'Siobhán'),
@@ -211,7 +211,7 @@ const showcase: Document[] = [
       '1': ref('contacts', 'Jürgen Müller', 101006),
       '2': null,
       '3': entry('Review Date', '2025-06-30'),
-      '4': entry('Summary', 'Restore one file from last night\'s backup and note the result.'),
+      '4': entry('Summary', "Restore one file from last night's backup and note the result."),
       tags: ['review'],
     },
     last_modified: '2025-01-08T10:05:00.000Z',

@@ -157,7 +157,8 @@ describe('the default fixture set', () => {
 
   it('keeps the ids that examples use', () => {
     const ids = new Set(dataset.documents.map((d) => d.id));
-    for (const id of [101101, 101102, 101103, 101001, 101004, 101005]) expect(ids.has(id), String(id)).toBe(true);
+    for (const id of [101101, 101102, 101103, 101001, 101004, 101005])
+      expect(ids.has(id), String(id)).toBe(true);
     expect(dataset.clients.map((c) => c.id)).toEqual(
       expect.arrayContaining([41001, 41002, 41003, 41004, 52001, 52002, 52003]),
     );

@@ -199,6 +199,30 @@ describe('accessible in list rows and writes (default set)', () => {
     expect(new Set(rows.map((r) => r.clientName))).toContain('O&#039;Brien &amp; Daughters Joinery');
   });
 
+  it('reads a numeric-keyed document whose references lead to readable documents of the organization', async () => {
+    const res = await s.http.get('/api/v2/documents/101004').set('x-access-token', token);
+    expect(res.status).toBe(200);
+    expect(res.body.templateUid).toBe('tpl-5004');
+    expect(Object.keys(res.body.details)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', 'tags']);
+    const vendor = res.body.details['1'];
+    expect(vendor).toEqual({
+      value: { text: 'Dell', id: 101001, type: 'vendors' },
+      attribute: [{ text: 'Dell', id: 101001, type: 'vendors' }],
+    });
+    const location = res.body.details['5'].value;
+    for (const target of [vendor.value, location]) {
+      const read = await s.http.get(`/api/v2/documents/${target.id}`).set('x-access-token', token);
+      expect(read.status).toBe(200);
+      const found = (
+        await s.http
+          .get('/api/v2/documents')
+          .query({ searchTxt: target.text, type: target.type === 'vendors' ? 'vendor' : 'location' })
+          .set('x-access-token', token)
+      ).body.results.map((r: { id: number }) => r.id);
+      expect(found).toContain(target.id);
+    }
+  });
+
   it('keeps accessible:false through a single PATCH and both batch writes', async () => {
     const detail = (await s.http.get('/api/v2/documents/101005').set('x-access-token', token)).body;
     expect(detail.templateUid).toBe('tpl-22');

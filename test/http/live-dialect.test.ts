@@ -132,6 +132,12 @@ describe('query parameters as the vendor and its clients send them', () => {
     expect(notices.find((n) => n.location === 'query.orderby')?.message).toContain('did you mean orderBy');
   });
 
+  it('answers a GET that declares Content-Type: application/json with no body, as an integration platform sends it', async () => {
+    const res = await get('/api/v2/documents/101101').set('content-type', 'application/json');
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(101101);
+  });
+
   it('notes a token sent in x-api-token: every client sends x-access-token', async () => {
     const res = await http.get('/api/v2/documents?pageNum=1').set('x-api-token', token);
     expect(res.status).toBe(200);

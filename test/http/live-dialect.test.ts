@@ -1,6 +1,7 @@
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeHash, createMockServer, defaultApiKey, type MockServer } from '../../src/index.js';
+import { createMockServer, defaultApiKey, type MockServer } from '../../src/index.js';
+import { issueToken } from '../support/test-server.js';
 
 /**
  * What real clients of the live service send, against the default fixtures: the vendor's own
@@ -13,21 +14,10 @@ let mock: MockServer;
 let http: ReturnType<typeof supertest>;
 let token: string;
 
-async function tokenOf(key = KEY): Promise<string> {
-  const content = 'api-content-hash';
-  const res = await http
-    .post('/api/v2/auth/client_token')
-    .set('x-key', key.keyId)
-    .set('x-hash', computeHash(key.secret, content))
-    .send({ scope: 'docs_api', content });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.access_token as string;
-}
-
 beforeAll(async () => {
   mock = await createMockServer({ logLevel: 'silent' });
   http = supertest(mock.app);
-  token = await tokenOf();
+  token = await issueToken(http, '', KEY);
 });
 afterAll(async () => {
   await mock.close();
@@ -263,16 +253,9 @@ describe('batch items and details as real clients send them', () => {
     const session = await mock.session();
     try {
       session.settings({ readShapedDetails: 'reject' });
-      const s = supertest(mock.app);
-      const content = 'x';
-      const t = await s
-        .post(`${session.baseUrl}/api/v2/auth/client_token`)
-        .set('x-key', KEY.keyId)
-        .set('x-hash', computeHash(KEY.secret, content))
-        .send({ scope: 'docs_api', content });
-      const res = await s
+      const res = await http
         .patch(`${session.baseUrl}/api/v2/documents/101101`)
-        .set('x-access-token', t.body.access_token)
+        .set('x-access-token', await issueToken(http, session.baseUrl, KEY))
         .send({ tags: [] });
       expect(res.status).toBe(400);
       expect(res.body.errors[0]).toMatchObject({ location: 'body/tags' });

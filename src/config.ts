@@ -41,6 +41,10 @@ export interface Options {
   unknownDetailKeys: 'reject' | 'accept';
   /** `success` as the contract shows it (string "true" for PATCH calls) or always boolean. */
   successLiterals: 'contract' | 'boolean';
+  /** `success` of error bodies: boolean `false`, or the string `"false"` the vendor's table also shows. */
+  errorSuccess: 'boolean' | 'string';
+  /** Detail entries sent as reads show them (null, a plain string, an array, an object without name/description): stored as sent, or rejected. */
+  readShapedDetails: 'accept' | 'reject';
   /** Added delay for every API request, in milliseconds. */
   latencyMs: number;
   /** Bearer token that protects /__admin (all but health); absent leaves it open. */
@@ -65,6 +69,8 @@ export const SETTING_KEYS = [
   'maxResultsPerPage',
   'unknownDetailKeys',
   'successLiterals',
+  'errorSuccess',
+  'readShapedDetails',
   'latencyMs',
   'maxBatchItems',
   'validateResponses',
@@ -207,8 +213,8 @@ export const OPTION_SPECS: OptionSpec[] = [
     flag: '--max-results-per-page',
     env: 'MAX_RESULTS_PER_PAGE',
     kind: int(1, 100_000),
-    default: 1000,
-    description: 'resultsPerPage cap (silently applied)',
+    default: 100,
+    description: 'resultsPerPage cap (silently applied, as the live service does)',
   },
   {
     key: 'unknownDetailKeys',
@@ -225,6 +231,22 @@ export const OPTION_SPECS: OptionSpec[] = [
     kind: { type: 'enum', values: ['contract', 'boolean'] },
     default: 'contract',
     description: 'success as the contract shows it, or always boolean',
+  },
+  {
+    key: 'errorSuccess',
+    flag: '--error-success',
+    env: 'ERROR_SUCCESS',
+    kind: { type: 'enum', values: ['boolean', 'string'] },
+    default: 'boolean',
+    description: 'success of error bodies: boolean false, or the string "false"',
+  },
+  {
+    key: 'readShapedDetails',
+    flag: '--read-shaped-details',
+    env: 'READ_SHAPED_DETAILS',
+    kind: { type: 'enum', values: ['accept', 'reject'] },
+    default: 'accept',
+    description: 'detail entries sent as reads show them (null, string, array): store as sent, or reject',
   },
   {
     key: 'latencyMs',

@@ -143,6 +143,18 @@ export interface Violation {
   message: string;
 }
 
+/**
+ * A notice: the request worked here, but relies on something the vendor's documentation does not
+ * promise (an omitted `pageNum`, a spelling variant, an ignored field...), so the client may break
+ * against the live service. Never a violation; listed apart from them.
+ */
+export interface Notice {
+  /** Where: `query.clientID`, `header.x-api-token`, `body/0/colour`, `path`, ... */
+  location: string;
+  /** What was relied on, and what to send instead. */
+  message: string;
+}
+
 export class ApiError extends Error {
   readonly kind: ErrorKindName;
   readonly status: number;
@@ -161,7 +173,8 @@ export class ApiError extends Error {
 }
 
 export interface ErrorBody {
-  success: false;
+  /** Boolean `false`, or the string `"false"` the vendor's table also shows (setting `errorSuccess`). */
+  success: false | 'false';
   message: string;
   code: number;
   status: number;
@@ -169,9 +182,13 @@ export interface ErrorBody {
   errors?: Violation[];
 }
 
-export function toErrorBody(error: ApiError, apiRequestUid: string): ErrorBody {
+export function toErrorBody(
+  error: ApiError,
+  apiRequestUid: string,
+  success: 'boolean' | 'string' = 'boolean',
+): ErrorBody {
   const body: ErrorBody = {
-    success: false,
+    success: success === 'string' ? 'false' : false,
     message: error.message,
     code: error.code,
     status: error.status,

@@ -23,10 +23,10 @@ export { OPTION_SPECS, type Options, type Settings } from './config.js';
 export { defaultApiKey } from './domain/fixtures/default-keys.js';
 export { computeHash } from './domain/tokens.js';
 export type { Dataset, FixtureSet } from './domain/types.js';
-export { ApiError, ERROR_KINDS } from './errors.js';
+export { ApiError, ERROR_KINDS, type Notice, type Violation } from './errors.js';
 export type { FaultInput, FaultView } from './http/faults.js';
 export type { InstanceControls } from './http/instance-controls.js';
-export type { JournalEntryView, JournalFilter, ViolationRecord } from './http/journal.js';
+export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './http/journal.js';
 
 export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
   /** A fixture file or folder path, or a fixture set object; absent: the bundled default set. */

@@ -28,6 +28,10 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['patchDocument', 'patch', '/api/v2/documents/{documentId}'],
   ['replaceDocuments', 'put', '/api/v2/documents'],
   ['patchDocuments', 'patch', '/api/v2/documents'],
+  ['createDocuments', 'post', '/api/v2/documents'],
+  ['listAllDocuments', 'get', '/api/v2/documents/all'],
+  ['listClients', 'get', '/api/v2/documents/clients'],
+  ['getSwaggerDocument', 'get', '/api/documentation/v2/swagger'],
   ['getHealth', 'get', '/__admin/health'],
   ['resetState', 'post', '/__admin/reset'],
   ['loadFixtures', 'put', '/__admin/fixtures'],
@@ -35,6 +39,7 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['listRequests', 'get', '/__admin/requests'],
   ['clearRequests', 'delete', '/__admin/requests'],
   ['listViolations', 'get', '/__admin/violations'],
+  ['listNotices', 'get', '/__admin/notices'],
   ['createFault', 'post', '/__admin/faults'],
   ['listFaults', 'get', '/__admin/faults'],
   ['clearFaults', 'delete', '/__admin/faults'],
@@ -48,7 +53,9 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['listSessions', 'get', '/__admin/sessions'],
   ['deleteSession', 'delete', '/__admin/sessions/{sessionId}'],
 ];
+/** The documented vendor operations, then those of the live surface (observed, marked `x-live-service`). */
 const VENDOR_OPERATIONS = OPERATIONS.slice(0, 6);
+const LIVE_OPERATIONS = OPERATIONS.slice(6, 10);
 
 /** The documentation's single-document sample (field notes), with `address_1` written out. */
 const SINGLE_DOCUMENT_SAMPLE = {
@@ -257,13 +264,11 @@ describe('spec/openapi.yaml', () => {
     for (const [id, method, path] of OPERATIONS) {
       const op = (spec.paths as Record<string, Obj>)[path]?.[method] as Obj;
       const expected =
-        id === 'createClientToken'
-          ? undefined
-          : id === 'getHealth'
-            ? []
-            : path.startsWith('/__admin')
-              ? [{}, { adminBearer: [] }]
-              : [{ accessToken: [] }, { apiToken: [] }];
+        id === 'createClientToken' || id === 'getHealth' || id === 'getSwaggerDocument'
+          ? []
+          : path.startsWith('/__admin')
+            ? [{}, { adminBearer: [] }]
+            : [{ accessToken: [] }, { apiToken: [] }];
       expect(op.security, id).toEqual(expected);
     }
   });
@@ -276,13 +281,20 @@ describe('spec/openapi.yaml', () => {
     expect(params.pageNum?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 9999, default: 1 });
     expect(params.resultsPerPage?.schema).toMatchObject({ type: 'integer', minimum: 1, default: 100 });
     expect(params.clientId?.name).toBe('clientId');
-    expect(params.clientID?.name).toBe('clientID');
+    expect(params.clientId?.['x-aliases']).toEqual(['clientID']);
+    expect(params.orderBy?.['x-aliases']).toEqual(['orderBY']);
+    expect(params.templateUid?.['x-aliases']).toEqual(['templateUID']);
+  });
+
+  it.each(LIVE_OPERATIONS)('%s (%s %s) is marked as observed on the live service', (_id, method, path) => {
+    const op = (spec.paths as Record<string, Obj>)[path]?.[method] as Obj;
+    expect(String(op['x-live-service'])).toMatch(/not in the (API )?documentation/);
   });
 
   it('lists the 19 template types of the domain model', () => {
     const schemas = (spec.components as Obj).schemas as Record<string, Obj>;
     expect(schemas.TemplateType?.enum).toEqual([...TEMPLATE_TYPES]);
-    expect(at('/components/parameters/type/schema/enum')).toEqual([...TEMPLATE_TYPES]);
+    expect(at('/components/parameters/type/x-documented-values')).toEqual([...TEMPLATE_TYPES]);
     expect(at('/components/parameters/templateUid/schema/pattern')).toBe(schemas.TemplateUidText?.pattern);
   });
 
@@ -363,9 +375,8 @@ describe('schemas say what the contract says', () => {
     ['PutResult', { success: 'true' }],
     ['TokenRequest', { scope: 'docs api', content: 'x' }],
     ['TokenRequest', { scope: 'docs_api' }],
-    ['DetailsInput', { name: { name: 'Name', description: '' } }],
-    ['DetailsInput', { name: { name: 'Name', description: '', value: { type: 'string' } } }],
-    ['DetailsInput', { city: null }],
+    ['DetailsInput', { name: 5 }],
+    ['DetailsInput', { name: { name: 5, description: '', value: { type: 'string', text: 'x' } } }],
     ['BatchBody', []],
     ['BatchBody', { templateUid: 'tpl-1' }],
     ['BatchBody', { templateUid: 'tpl-0', title: 'x' }],
@@ -373,7 +384,9 @@ describe('schemas say what the contract says', () => {
     ['BatchBody', { templateUid: 0, title: 'x' }],
     ['BatchBody', { templateUid: '7', title: 'x', id: 0 }],
     ['BatchBody', { templateUid: '7', title: 'x', id: 'abc' }],
-    ['BatchBody', { templateUid: '7', title: 'x', label: 'y' }],
+    ['BatchBody', { templateUid: '7', title: 'x', id: '07' }],
+    ['CreateBody', []],
+    ['CreateBody', { title: 'x' }],
     ['BatchBody', [{ templateUid: '7', title: 'x' }, { title: 'y' }]],
     ['Error', { success: false, message: 'm', code: 0, status: 400 }],
     ['Error', { success: true, message: 'm', code: 0, status: 400, apiRequestUid: 'u' }],
@@ -395,6 +408,12 @@ describe('schemas say what the contract says', () => {
     ['BatchBody', [{ templateUid: 5001, id: '', title: 'New' }]],
     ['BatchBody', [{ templateUid: 'tpl-5001', id: null, title: 'New', clientId: 1011, customId: 'C-1' }]],
     ['BatchBody', { templateUid: '5001', title: 'New', description: 'd', details: {} }],
+    // Fields the documentation leaves "not shown" are ignored (with a notice), not rejected.
+    ['BatchBody', { templateUid: '7', title: 'x', label: 'y' }],
+    ['BatchBody', { templateUid: '7', title: 'x', id: '101101' }],
+    // Details as a read returns them: null, plain strings, arrays, reference objects.
+    ['DetailsInput', { city: null, country: 'Scotland', tags: [], name: { name: 'Name', description: '' } }],
+    ['CreateBody', [{ templateUid: 'TPL-5001', clientId: 41001, title: 'Perth Office' }]],
     ['TokenRequest', { scope: 'docs-api', content: '' }],
     ['Error', { success: 'false', message: 'm', code: 1006, status: 401, apiRequestUid: 'u' }],
     [

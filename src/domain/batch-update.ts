@@ -1,20 +1,31 @@
 /**
- * Batch PUT (replace) and PATCH (merge) of documents: plans the whole batch without touching the
- * store, so one bad item rejects the batch and nothing is applied.
+ * Batch PUT (replace), PATCH (merge) and POST (create) of documents: plans the whole batch without
+ * touching the store, so one bad item rejects the batch and nothing is applied.
  *
  * - The body is one item or an array of items. Item: `{templateUid, id?, title, clientId?,
- *   description?, customId?, details?}`; `clientID` is read when `clientId` is absent.
- * - Blank id (`""`, `null`, absent) creates a document with id = highest id + 1; its client
- *   defaults to the organization's client with the lowest id.
+ *   description?, customId?, details?}`; `clientID` is read when `clientId` is absent, and any
+ *   other field is ignored; both with a notice (the documentation leaves further fields "not
+ *   shown", so the live service's answer to them is unknown).
+ * - `id` is an integer or a string of digits. Blank (`""`, `null`, absent) creates a document with
+ *   id = highest id + 1; its client defaults to the organization's client with the lowest id.
+ *   `create` (POST) only creates: a non-blank id is rejected.
  * - An existing id must be a document of the caller's organization (otherwise `not found.`, the
  *   same for missing and foreign ones) whose template is `templateUid`.
  * - The same id twice in one batch is applied in order: a later item sees the result of the
  *   earlier ones, and the document is written once with the final result.
  * - replace: label = title, description/customId = sent or "", details rebuilt with the single
- *   PATCH's semantics when `details` is sent. merge: only what is sent changes.
+ *   PATCH's semantics (an item without `details` sends none: template fields become null, as
+ *   the spec states). merge: only what is sent changes.
  */
-import { ApiError, type Violation } from '../errors.js';
-import { buildDetails, type DetailsMode, isPlainObject, nullObject } from './details-patch.js';
+import { ApiError, type Notice, type Violation } from '../errors.js';
+import {
+  buildDetails,
+  type DetailsMode,
+  isPlainObject,
+  nullObject,
+  pointerSegment,
+  readShapedNotice,
+} from './details-patch.js';
 import { parseTemplateUid } from './list-query.js';
 import type { Catalog, DocumentStore } from './store.js';
 import type { Document } from './types.js';
@@ -25,6 +36,7 @@ export interface BatchEnv {
   catalog: Catalog;
   maxBatchItems: number;
   unknownDetailKeys: 'reject' | 'accept';
+  readShapedDetails: 'reject' | 'accept';
   /** `last_modified` of every written document. */
   nowIso: string;
 }
@@ -34,7 +46,24 @@ export interface BatchPlan {
   writes: Document[];
   created: number[];
   updated: number[];
+  /** What the batch relied on beyond the documentation (ignored fields, spellings, read shapes). */
+  notices: Notice[];
 }
+
+/** The fields of a batch item; anything else is ignored with a notice. */
+const ITEM_FIELDS: ReadonlySet<string> = new Set([
+  'templateUid',
+  'id',
+  'title',
+  'clientId',
+  'clientID',
+  'description',
+  'customId',
+  'details',
+]);
+
+/** Which batch call: the two updates, or POST's create (a non-blank id is refused). */
+export type BatchMode = DetailsMode | 'create';
 
 interface Problem extends Violation {
   index: number;
@@ -43,13 +72,25 @@ interface Problem extends Violation {
 
 const isBlankId = (id: unknown): boolean => id === undefined || id === null || id === '';
 
+/** An id sent as an integer or a string of digits; undefined when it is neither. */
+function idOf(raw: unknown): number | undefined {
+  const n =
+    typeof raw === 'number'
+      ? raw
+      : typeof raw === 'string' && /^[1-9]\d{0,15}$/.test(raw)
+        ? Number(raw)
+        : Number.NaN;
+  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+}
+
 function optionalString(item: Record<string, unknown>, field: string): string | undefined | null {
   const value = item[field];
   if (value === undefined) return undefined;
   return typeof value === 'string' ? value : null;
 }
 
-export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): BatchPlan {
+export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): BatchPlan {
+  const mode: DetailsMode = batchMode === 'merge' ? 'merge' : 'replace';
   const single = isPlainObject(body);
   if (!single && !Array.isArray(body)) {
     throw new ApiError('invalidBody', 'the batch body must be an object or an array of objects');
@@ -66,6 +107,7 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
   const createdSet = new Set<number>();
   const updatedSet = new Set<number>();
   const problems: Problem[] = [];
+  const notices: Notice[] = [];
   let nextId = store.nextId();
 
   items.forEach((item, index) => {
@@ -79,6 +121,13 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
       return;
     }
 
+    for (const field of Object.keys(item)) {
+      if (ITEM_FIELDS.has(field)) continue;
+      notices.push({
+        location: `${base}/${pointerSegment(field)}`,
+        message: `"${field}" is not a batch field the fake knows (templateUid, id, title, clientId, description, customId, details); ignored`,
+      });
+    }
     const templateId = parseTemplateUid(item.templateUid);
     if (templateId === undefined)
       problem('templateUid', 'templateUid must be TPL-<number>, tpl-<number> or a number');
@@ -90,6 +139,15 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
     if (customId === null) problem('customId', 'customId must be a string');
 
     const clientField = Object.hasOwn(item, 'clientId') ? 'clientId' : 'clientID';
+    if (Object.hasOwn(item, 'clientID')) {
+      notices.push({
+        location: `${base}/clientID`,
+        message:
+          clientField === 'clientID'
+            ? 'read as clientId; send clientId'
+            : 'ignored: clientId was sent too, and wins; send only clientId',
+      });
+    }
     const rawClient = item[clientField];
     let clientId: number | undefined;
     if (rawClient !== undefined && rawClient !== null) {
@@ -101,17 +159,17 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
 
     let existing: Document | undefined;
     const rawId = item.id;
-    if (!isBlankId(rawId)) {
-      if (typeof rawId !== 'number' || !Number.isSafeInteger(rawId) || rawId < 1) {
-        problem('id', 'id must be a positive integer, or blank to create a document');
+    const id = idOf(rawId);
+    if (!isBlankId(rawId) && batchMode === 'create') {
+      problem('id', 'POST adds documents: leave id out (or blank); update a document with PUT or PATCH');
+    } else if (!isBlankId(rawId)) {
+      if (id === undefined) {
+        problem('id', 'id must be a positive integer (or a string of digits), or blank to create a document');
       } else {
-        const doc = pending.get(rawId) ?? store.get(rawId);
-        if (doc?.organization_id !== org) problem('id', `document ${rawId}: not found.`, true);
+        const doc = pending.get(id) ?? store.get(id);
+        if (doc?.organization_id !== org) problem('id', `document ${id}: not found.`, true);
         else if (templateId !== undefined && doc.templateId !== templateId) {
-          problem(
-            'templateUid',
-            `document ${rawId} uses template tpl-${doc.templateId}, not tpl-${templateId}`,
-          );
+          problem('templateUid', `document ${id} uses template tpl-${doc.templateId}, not tpl-${templateId}`);
         } else existing = doc;
       }
     } else {
@@ -129,14 +187,16 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
     }
 
     const template = catalog.templates.get(templateId);
+    // Only a merge without `details` leaves the stored details as they are.
     const outcome =
-      detailsSent || !existing
+      detailsSent || !existing || mode === 'replace'
         ? buildDetails({
             current: existing?.details,
             body: detailsSent ? item.details : nullObject(),
             template,
             mode,
             unknownDetailKeys: env.unknownDetailKeys,
+            readShapedDetails: env.readShapedDetails,
             location: `${base}/details`,
           })
         : undefined;
@@ -144,6 +204,8 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
       for (const p of outcome.problems) problems.push({ ...p, index, notFound: false });
       return;
     }
+    const readShaped = readShapedNotice(outcome?.readShapedKeys ?? [], `${base}/details`);
+    if (readShaped) notices.push(readShaped);
     const prior = mode === 'merge' ? existing : undefined;
     const doc: Document = {
       id: existing?.id ?? nextId++,
@@ -163,7 +225,7 @@ export function planBatch(env: BatchEnv, body: unknown, mode: DetailsMode): Batc
   });
 
   if (problems.length > 0) throw batchError(problems);
-  return { writes: [...pending.values()], created: [...createdSet], updated: [...updatedSet] };
+  return { writes: [...pending.values()], created: [...createdSet], updated: [...updatedSet], notices };
 }
 
 function batchError(problems: Problem[]): ApiError {

@@ -27,6 +27,8 @@ export interface DetailsInput {
   template: TemplateInfo | undefined;
   mode: DetailsMode;
   unknownDetailKeys: 'reject' | 'accept';
+  /** Entries in the shape reads return (null, string, array, object without name/description): stored as sent, or rejected. */
+  readShapedDetails: 'reject' | 'accept';
   /** JSON-pointer-like location of the body for violations: `body`, `body/0/details`. */
   location: string;
 }
@@ -37,7 +39,33 @@ export interface DetailsOutcome {
   unknownKeys: string[];
   /** Every problem, unknown keys included; the details must not be stored unless this is empty. */
   problems: Violation[];
+  /** Keys whose entries were sent in a read shape and accepted (for a notice). */
+  readShapedKeys: string[];
 }
+
+/** The documentation's form of a sent entry: `{name, description, value: {type, text}}`, all strings. */
+export function isDocumentedEntry(entry: unknown): boolean {
+  if (!isPlainObject(entry)) return false;
+  const { name, description, value } = entry;
+  return (
+    typeof name === 'string' &&
+    typeof description === 'string' &&
+    isPlainObject(value) &&
+    typeof value.type === 'string' &&
+    typeof value.text === 'string'
+  );
+}
+
+/** What a read-shaped entry is, for messages. */
+function shapeOf(entry: unknown): string {
+  if (entry === null) return 'null';
+  if (typeof entry === 'string') return 'a plain string';
+  if (Array.isArray(entry)) return 'an array';
+  return 'an object without the documented name, description and value {type, text}';
+}
+
+export const DOCUMENTED_ENTRY =
+  '{"name": "...", "description": "...", "value": {"type": "string", "text": "..."}}';
 
 /** Nesting deeper than this inside one entry is rejected (keeps the recursive copy far from the stack limit). */
 export const MAX_DETAIL_DEPTH = 32;
@@ -90,14 +118,25 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
   const { current, body, template, mode, location } = input;
   const problems: Violation[] = [];
   const unknownKeys: string[] = [];
+  const readShapedKeys: string[] = [];
   const out = nullObject<DetailEntry>();
   if (!isPlainObject(body)) {
     problems.push({ location, message: 'details must be an object keyed by detail field key' });
-    return { details: out, unknownKeys, problems };
+    return { details: out, unknownKeys, problems, readShapedKeys };
   }
   const fieldSet = template?.fieldSet ?? new Set<string>();
   const sent = (key: string): boolean => Object.hasOwn(body, key) && body[key] !== undefined;
   const take = (key: string): void => {
+    if (!isDocumentedEntry(body[key])) {
+      if (input.readShapedDetails === 'reject') {
+        problems.push({
+          location: `${location}/${pointerSegment(key)}`,
+          message: `is ${shapeOf(body[key])}, the shape reads return; send ${DOCUMENTED_ENTRY} (setting readShapedDetails=accept stores read shapes as sent)`,
+        });
+        return;
+      }
+      readShapedKeys.push(key);
+    }
     const c = copyJson(body[key]);
     if (c.ok) out[key] = c.value as DetailEntry;
     else problems.push({ location: `${location}/${pointerSegment(key)}`, message: c.message });
@@ -130,7 +169,21 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
     }
     take(key);
   }
-  return { details: out, unknownKeys, problems };
+  return { details: out, unknownKeys, problems, readShapedKeys };
+}
+
+/** The notice for entries accepted in a read shape; undefined when there were none. */
+export function readShapedNotice(keys: readonly string[], location: string): Violation | undefined {
+  if (keys.length === 0) return undefined;
+  const shown = keys.slice(0, 10).map((k) => JSON.stringify(k));
+  const more = keys.length > 10 ? ` and ${keys.length - 10} more` : '';
+  return {
+    location,
+    message:
+      `${keys.length} detail ${keys.length === 1 ? 'entry' : 'entries'} (${shown.join(', ')}${more}) sent in the shape ` +
+      `reads return (null, a plain string, an array, or an object without name/description) and stored as sent; ` +
+      `the documentation specifies ${DOCUMENTED_ENTRY} for every entry`,
+  };
 }
 
 /** `"a", "b"`: keys quoted for a message. */

@@ -8,13 +8,15 @@
  * `snapshot().documents`) are the stored ones: serialise them, never mutate them.
  */
 import type { Settings } from '../config.js';
-import { ApiError } from '../errors.js';
-import { planBatch } from './batch-update.js';
+import { ApiError, type Notice } from '../errors.js';
+import { type BatchMode, planBatch } from './batch-update.js';
 import { Clock } from './clock.js';
-import { buildDetails, isPlainObject, quoteKeys } from './details-patch.js';
+import { buildDetails, isPlainObject, quoteKeys, readShapedNotice } from './details-patch.js';
 import {
   type DocumentSummary,
   type ListQuery,
+  type PageQuery,
+  pageWindow,
   queryDocuments,
   SearchIndex,
   toSummary,
@@ -23,7 +25,13 @@ import { buildBase, Catalog, DocumentStore, type StoreBase } from './store.js';
 import { computeHash, hashMatches, TokenStore } from './tokens.js';
 import type { Dataset, Details, Document } from './types.js';
 
-export type { DocumentSummary, ListQuery } from './list-query.js';
+export type { DocumentSummary, ListQuery, PageQuery } from './list-query.js';
+
+/** One row of the client list: id and the HTML-entity-encoded name, as the live service sends it. */
+export interface ClientRow {
+  id: number;
+  name: string;
+}
 
 export interface Principal {
   organizationId: number;
@@ -140,13 +148,23 @@ export class Fake {
     return queryDocuments(orders, q, search, this.settings).map((doc) => toSummary(doc, catalog));
   }
 
+  /** The organization's clients by id, one page (same paging rules and cap as the document list). */
+  listClients(p: Principal, q: PageQuery): ClientRow[] {
+    const { catalog } = this.#loaded;
+    const { start, size } = pageWindow(q, this.settings);
+    return catalog
+      .clientsOf(p.organizationId)
+      .slice(start, start + size)
+      .map((c) => ({ id: c.id, name: catalog.encodedClientName(c.id) }));
+  }
+
   getDocument(p: Principal, documentId: string): DocumentRead {
     const doc = this.#visible(p, documentId);
     return { templateUid: `tpl-${doc.templateId}`, id: doc.id, details: doc.details };
   }
 
-  /** Replaces the document's details (see details-patch.ts); atomic. */
-  patchDocument(p: Principal, documentId: string, body: Record<string, unknown>): void {
+  /** Replaces the document's details (see details-patch.ts); atomic. Answers the notices on the body. */
+  patchDocument(p: Principal, documentId: string, body: Record<string, unknown>): Notice[] {
     const doc = this.#visible(p, documentId);
     if (!isPlainObject(body))
       throw new ApiError('invalidBody', 'the body must be an object keyed by detail field key');
@@ -156,6 +174,7 @@ export class Fake {
       template: this.#loaded.catalog.templates.get(doc.templateId),
       mode: 'replace',
       unknownDetailKeys: this.settings.unknownDetailKeys,
+      readShapedDetails: this.settings.readShapedDetails,
       location: 'body',
     });
     if (outcome.unknownKeys.length > 0) {
@@ -169,14 +188,16 @@ export class Fake {
     const first = outcome.problems[0];
     if (first) throw new ApiError('invalidBody', `${first.location}: ${first.message}`, outcome.problems);
     this.#store.put({ ...doc, details: outcome.details, last_modified: this.#nowIso() });
+    const notice = readShapedNotice(outcome.readShapedKeys, 'body');
+    return notice ? [notice] : [];
   }
 
-  /** Batch PUT (`replace`) or PATCH (`merge`); see batch-update.ts. Atomic. */
+  /** Batch PUT (`replace`), PATCH (`merge`) or POST (`create`); see batch-update.ts. Atomic. */
   batchUpdate(
     p: Principal,
     body: unknown,
-    mode: 'replace' | 'merge',
-  ): { created: number[]; updated: number[] } {
+    mode: BatchMode,
+  ): { created: number[]; updated: number[]; notices: Notice[] } {
     const plan = planBatch(
       {
         organizationId: p.organizationId,
@@ -184,13 +205,14 @@ export class Fake {
         catalog: this.#loaded.catalog,
         maxBatchItems: this.settings.maxBatchItems,
         unknownDetailKeys: this.settings.unknownDetailKeys,
+        readShapedDetails: this.settings.readShapedDetails,
         nowIso: this.#nowIso(),
       },
       body,
       mode,
     );
     this.#store.putMany(plan.writes);
-    return { created: plan.created, updated: plan.updated };
+    return { created: plan.created, updated: plan.updated, notices: plan.notices };
   }
 
   /** Invalidates every token issued so far; returns how many access tokens were still usable. */

@@ -17,9 +17,13 @@ import { ApiError } from '../errors.js';
 import type { Catalog, OrgOrders } from './store.js';
 import { type Document, TEMPLATE_TYPES, type TemplateType } from './types.js';
 
-export interface ListQuery {
+/** Paging, shared by the document list and the client list. */
+export interface PageQuery {
   resultsPerPage?: number;
   pageNum?: number;
+}
+
+export interface ListQuery extends PageQuery {
   orderBy?: string;
   orderDir?: string;
   type?: string;
@@ -179,6 +183,25 @@ function positiveInt(value: number | undefined, fallback: number, name: string, 
   return value;
 }
 
+/**
+ * The page a query asks for: `pageNum` (1-based, default `defaultPageNum`) of `resultsPerPage`
+ * rows (default 100, silently capped at `maxResultsPerPage`, as the live service caps it).
+ */
+export function pageWindow(
+  q: PageQuery,
+  settings: Settings,
+): { pageNum: number; perPage: number; start: number; size: number } {
+  const pageNum = positiveInt(q.pageNum, settings.defaultPageNum, 'pageNum', 9999);
+  const requested = positiveInt(q.resultsPerPage, DEFAULT_RESULTS_PER_PAGE, 'resultsPerPage', 9999);
+  const perPage = Math.min(requested, settings.maxResultsPerPage);
+  return { pageNum, perPage, start: (pageNum - 1) * perPage, size: perPage };
+}
+
+/** Whether a `type` is one the documentation lists (any case). Others match no document. */
+export function isDocumentedType(type: string): boolean {
+  return (TEMPLATE_TYPES as readonly string[]).includes(type.toLowerCase());
+}
+
 /** The documents of one page, in order. */
 export function queryDocuments(
   orders: OrgOrders | undefined,
@@ -186,21 +209,14 @@ export function queryDocuments(
   search: SearchIndex,
   settings: Settings,
 ): Document[] {
-  const pageNum = positiveInt(q.pageNum, settings.defaultPageNum, 'pageNum', 9999);
-  const requested = positiveInt(q.resultsPerPage, DEFAULT_RESULTS_PER_PAGE, 'resultsPerPage', 9999);
-  const perPage = Math.min(requested, settings.maxResultsPerPage);
+  const { pageNum, perPage } = pageWindow(q, settings);
   const orderBy = (q.orderBy ?? 'label').toLowerCase();
   if (orderBy !== 'label' && orderBy !== 'id') throw invalidQuery('orderBy needs to be label or id.');
   const orderDir = (q.orderDir ?? 'asc').toLowerCase();
   if (orderDir !== 'asc' && orderDir !== 'desc') throw invalidQuery('orderDir needs to be asc or desc.');
 
-  let type: string | undefined;
-  if (q.type !== undefined) {
-    type = q.type.toLowerCase();
-    if (!(TEMPLATE_TYPES as readonly string[]).includes(type)) {
-      throw invalidQuery(`type needs to be one of ${TEMPLATE_TYPES.join(', ')}.`);
-    }
-  }
+  // A type outside the documented list matches no template, so the page is empty.
+  const type = q.type?.toLowerCase();
   let templateId: number | undefined;
   if (q.templateUid !== undefined) {
     templateId = parseTemplateUid(q.templateUid);

@@ -30,6 +30,8 @@ export class Catalog {
   readonly keysById = new Map<string, ApiKey>();
   readonly keysBySecret = new Map<string, ApiKey>();
   readonly #encodedClientNames = new Map<number, string>();
+  /** Per organization, its clients ordered by id (the client list). */
+  readonly #clientsByOrg = new Map<number, Client[]>();
   /**
    * List rows by stored document object. Documents are never changed in place (a write stores a
    * new object), so a row can never go stale; rows are frozen so every reader can share them.
@@ -46,11 +48,20 @@ export class Catalog {
       this.#encodedClientNames.set(client.id, encodeHtmlEntities(client.name));
       const first = this.firstClient.get(client.organizationId);
       if (!first || client.id < first.id) this.firstClient.set(client.organizationId, client);
+      const ofOrg = this.#clientsByOrg.get(client.organizationId);
+      if (ofOrg) ofOrg.push(client);
+      else this.#clientsByOrg.set(client.organizationId, [client]);
     }
+    for (const list of this.#clientsByOrg.values()) list.sort((a, b) => a.id - b.id);
     for (const key of dataset.apiKeys) {
       this.keysById.set(key.keyId, key);
       this.keysBySecret.set(key.secret, key);
     }
+  }
+
+  /** The organization's clients, ordered by id (shared: do not mutate). */
+  clientsOf(organizationId: number): readonly Client[] {
+    return this.#clientsByOrg.get(organizationId) ?? [];
   }
 
   /** The client's name HTML-entity-encoded as the live service returns it; '' for an unknown client. */

@@ -174,7 +174,16 @@ export function createApp(context: AppContext): Express {
 
   const operations = listOperations(spec.document);
   const fallback = createSpecFallback(spec.document);
-  const handlers = { ...vendorHandlers, ...createAdminHandlers({ root, sessions }) };
+  const handlers = {
+    ...vendorHandlers,
+    // Where the live service serves its Swagger document: this spec, as JSON.
+    getSwaggerDocument: () => ({
+      status: 200,
+      body: spec.document,
+      json: { text: spec.json, bytes: Buffer.byteLength(spec.json) },
+    }),
+    ...createAdminHandlers({ root, sessions }),
+  };
   const router = (tagged: boolean) =>
     createSpecRouter({
       document: spec.document,

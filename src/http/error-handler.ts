@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { ApiError, type ErrorKindName, toErrorBody } from '../errors.js';
-import { stateOf } from './request-state.js';
+import { type RequestState, stateOf } from './request-state.js';
 
 /** body-parser and http-errors failures carry a `type`; map each to a kind of the catalogue. */
 const PARSER_ERRORS: Record<string, ErrorKindName> = {
@@ -51,6 +51,11 @@ export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): Error
       res.end();
       return;
     }
-    res.status(apiError.status).json(toErrorBody(apiError, stateOf(res).requestId));
+    const state = stateOf(res);
+    // Unset when the request failed before an instance was picked (an unknown session).
+    const instance = state.instance as RequestState['instance'] | undefined;
+    const body = toErrorBody(apiError, state.requestId, instance?.fake.settings.errorSuccess);
+    state.responseBody = body;
+    res.status(apiError.status).json(body);
   };
 }

@@ -3,7 +3,13 @@ import { buildDataset, loadFixtureSource } from '../domain/fixtures/load-fixture
 import type { Dataset, FixtureSet } from '../domain/types.js';
 import type { FaultInput, FaultView } from './faults.js';
 import type { Instance } from './instance.js';
-import { type JournalEntryView, type JournalFilter, type ViolationRecord, viewEntry } from './journal.js';
+import {
+  type JournalEntryView,
+  type JournalFilter,
+  type NoticeRecord,
+  type ViolationRecord,
+  viewEntry,
+} from './journal.js';
 import { mergeSettings } from './settings-input.js';
 
 /**
@@ -26,6 +32,11 @@ export interface InstanceControls {
   clearRequests(): void;
   /** The requests that broke the contract (GET /__admin/violations). */
   violations(): Promise<ViolationRecord[]>;
+  /**
+   * The requests that worked here but rely on something the documentation does not promise
+   * (GET /__admin/notices): each notice names the parameter or field and what to send instead.
+   */
+  notices(): Promise<NoticeRecord[]>;
   /** Moves the clock by `seconds` (negative goes back); tokens expire accordingly. */
   advanceClock(seconds: number): void;
   /** Sets the clock to `unixSeconds`. */
@@ -66,6 +77,10 @@ export function controlsOf(instance: Instance, checks: ControlChecks): InstanceC
     violations: async () => {
       await journal.settled();
       return journal.violations();
+    },
+    notices: async () => {
+      await journal.settled();
+      return journal.notices();
     },
     advanceClock: (seconds) => fake.clock.advance(seconds),
     setClock: (unixSeconds) => fake.clock.set(unixSeconds),

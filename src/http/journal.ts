@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import type { Violation } from '../errors.js';
+import type { Notice, Violation } from '../errors.js';
 
 /**
  * The request journal of one instance: the vendor API requests it received, newest last, each
@@ -34,6 +34,8 @@ export interface JournalRecord {
   outcome: 'completed' | 'dropped' | 'aborted';
   /** Contract violations; response violations are appended later when `validateResponses` is on. */
   violations: Violation[];
+  /** What the request relied on that the documentation does not promise (never violations). */
+  notices: Notice[];
 }
 
 export interface JournalEntry extends JournalRecord {
@@ -68,6 +70,7 @@ export interface JournalEntryView {
   dropped?: true;
   aborted?: true;
   violations: Violation[];
+  notices: Notice[];
 }
 
 /** One request that broke the contract (the shape of `GET /__admin/violations`). */
@@ -79,6 +82,17 @@ export interface ViolationRecord {
   path: string;
   status?: number;
   violations: Violation[];
+}
+
+/** One request the fake answered but that relies on luck (the shape of `GET /__admin/notices`). */
+export interface NoticeRecord {
+  /** The journal id of the request. */
+  requestId: number;
+  time: string;
+  method: string;
+  path: string;
+  status?: number;
+  notices: Notice[];
 }
 
 /** A list that keeps its newest `limit` items; amortised O(1) per push. */
@@ -120,18 +134,22 @@ export class Journal {
   readonly #entries: BoundedList<JournalEntry>;
   /** The violating entries, kept apart so a violation outlives busy stretches of valid traffic. */
   readonly #violating: BoundedList<JournalEntry>;
+  /** The entries with notices, kept apart for the same reason. */
+  readonly #noticed: BoundedList<JournalEntry>;
   readonly #pending = new Set<Promise<unknown>>();
   #nextId = 1;
 
   constructor(limit: number) {
     this.#entries = new BoundedList(limit);
     this.#violating = new BoundedList(limit);
+    this.#noticed = new BoundedList(limit);
   }
 
   record(record: JournalRecord): JournalEntry {
     const entry: JournalEntry = Object.assign(record, { id: this.#nextId++ });
     this.#entries.push(entry);
     if (entry.violations.length > 0) this.#violating.push(entry);
+    if (entry.notices.length > 0) this.#noticed.push(entry);
     return entry;
   }
 
@@ -178,9 +196,21 @@ export class Journal {
     }));
   }
 
+  notices(): NoticeRecord[] {
+    return this.#noticed.values().map((e) => ({
+      requestId: e.id,
+      time: new Date(e.arrivedAt).toISOString(),
+      method: e.method,
+      path: e.path,
+      status: e.status,
+      notices: e.notices,
+    }));
+  }
+
   clear(): void {
     this.#entries.clear();
     this.#violating.clear();
+    this.#noticed.clear();
   }
 
   get size(): number {
@@ -220,5 +250,6 @@ export function viewEntry(entry: JournalEntry): JournalEntryView {
     dropped: entry.outcome === 'dropped' ? true : undefined,
     aborted: entry.outcome === 'aborted' ? true : undefined,
     violations: entry.violations,
+    notices: entry.notices,
   };
 }

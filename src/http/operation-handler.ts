@@ -1,4 +1,5 @@
 import type { Principal } from '../domain/fake.js';
+import type { Notice } from '../errors.js';
 import type { JsonText } from './handlers/json-text.js';
 import type { Instance } from './instance.js';
 import type { Operation } from './operations.js';
@@ -16,6 +17,8 @@ export interface OperationContext {
   requestId: string;
   /** Where this instance is served: `http://host:port` or `http://host:port/sessions/{id}`. */
   baseUrl: string;
+  /** Journals a notice on the request: it works here, but relies on something undocumented. */
+  notice(notice: Notice): void;
 }
 
 /** A plain response; the router sends it. */

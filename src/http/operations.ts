@@ -12,6 +12,8 @@ export interface ParameterDef {
   caseInsensitive: boolean;
   /** `x-expected`: how to describe a valid value in an error message. */
   expected: string | undefined;
+  /** `x-aliases`: other spellings read as this parameter (query only), each with a notice. */
+  aliases: string[];
 }
 
 export interface RequestBodyDef {
@@ -47,6 +49,7 @@ function toParameter(document: OpenApiDocument, raw: unknown): ParameterDef {
     schema: isObj(p.schema) ? p.schema : {},
     caseInsensitive: p['x-case-insensitive'] === true,
     expected: typeof p['x-expected'] === 'string' ? p['x-expected'] : undefined,
+    aliases: Array.isArray(p['x-aliases']) ? p['x-aliases'].map(String) : [],
   };
 }
 

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
-import { toErrorBody } from '../errors.js';
+import { type ApiError, type Notice, toErrorBody } from '../errors.js';
 import { violationsOf } from './contract-violations.js';
-import { stateOf } from './request-state.js';
+import { type RequestState, stateOf } from './request-state.js';
 import type { ResponseChecks } from './response-checks.js';
 
 /**
@@ -33,16 +33,36 @@ function record(res: Response, completed: boolean): void {
     status: res.headersSent ? res.statusCode : undefined,
     durationMs: Math.round((performance.now() - started.started) * 1000) / 1000,
     response: state.responseBody ?? (error ? toErrorBody(error, state.requestId) : undefined),
+    notices: noticesOf(state, error),
     operationId: state.operationId,
     fault: state.faultId,
     outcome: completed ? 'completed' : state.dropped ? 'dropped' : 'aborted',
-    violations: violationsOf(error),
+    violations: isOutsideApi(state, error) ? [] : violationsOf(error),
   });
   const { operationId } = state;
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && instance.fake.settings.validateResponses) {
     started.checks.schedule(instance, entry, operationId, res);
   }
+}
+
+/**
+ * A path the vendor's API has nothing under (`/`, `/favicon.ico`: what a browser asks for on its
+ * own): answered 404 as the live service would, but it breaks no contract, so it is a notice.
+ */
+function isOutsideApi(state: RequestState, error: ApiError | undefined): boolean {
+  return error?.kind === 'routeNotFound' && !state.path.startsWith('/api/');
+}
+
+function noticesOf(state: RequestState, error: ApiError | undefined): Notice[] {
+  const notices = state.notices ?? [];
+  if (isOutsideApi(state, error)) {
+    notices.push({
+      location: 'path',
+      message: `${state.path} is not a path of the Documents API (every API path starts with /api/v2/); answered 404`,
+    });
+  }
+  return notices;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { ApiError } from '../errors.js';
+import type { ApiError, Notice } from '../errors.js';
 import type { Instance } from './instance.js';
 import type { ResponseChecks } from './response-checks.js';
 
@@ -35,11 +35,19 @@ export class RequestState {
   faultId: string | undefined = undefined;
   /** Set when a fault dropped the connection. */
   dropped = false;
+  /** Notices found while serving the request (created on the first one). */
+  notices: Notice[] | undefined = undefined;
   /** Set by the request recorder on arrival; cleared once the request is journaled. */
   arrival: Arrival | undefined = undefined;
 
   /** `requestId`: the vendor's request identifier (`apiRequestUid`), also sent as `x-request-id`. */
   constructor(readonly requestId: string) {}
+}
+
+/** Adds a notice to the request's state. */
+export function addNotice(state: RequestState, notice: Notice): void {
+  if (state.notices === undefined) state.notices = [notice];
+  else state.notices.push(notice);
 }
 
 /** The state of the request `res` answers. */

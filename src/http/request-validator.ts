@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Options, ValidateFunction } from 'ajv/dist/2020.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type Notice } from '../errors.js';
 import {
   loadPrecompiled,
   type PrecompiledModule,
@@ -39,7 +39,68 @@ export interface ValidRequest {
   body: unknown;
 }
 
-export type RequestValidator = (request: RawRequest) => ValidRequest;
+/** Checks a request; notices about how it was read (query spellings, repeats) go to `notices`. */
+export type RequestValidator = (request: RawRequest, notices?: Notice[]) => ValidRequest;
+
+/**
+ * Reads a query parameter as leniently as the live service, never silently: an empty value
+ * (`?orderBy&searchTxt=`, as the vendor's own example sends them) means "not given"; a spelling
+ * from `x-aliases` (`clientID`, `orderBY`) is read when the parameter itself is absent; a
+ * repeated parameter takes its last value. Undefined when the parameter is not given.
+ */
+function readQueryValue(source: Record<string, unknown>, def: ParameterDef, notices: Notice[]): unknown {
+  let name = def.name;
+  let raw = Object.hasOwn(source, name) ? source[name] : undefined;
+  for (const alias of def.aliases) {
+    if (!Object.hasOwn(source, alias) || isEmptyValue(source[alias])) continue;
+    if (raw === undefined || isEmptyValue(raw)) {
+      name = alias;
+      raw = source[alias];
+      notices.push({
+        location: `query.${alias}`,
+        message: `read as ${def.name}: "${alias}" is a spelling from the vendor's examples, not its parameter table; send ${def.name}`,
+      });
+    } else {
+      notices.push({
+        location: `query.${alias}`,
+        message: `ignored: ${def.name} was sent too, and wins; send only ${def.name}`,
+      });
+    }
+  }
+  if (Array.isArray(raw)) {
+    const values = raw.filter((v) => !isEmptyValue(v));
+    if (values.length > 1) {
+      notices.push({
+        location: `query.${name}`,
+        message: `sent ${values.length} times; the last value (${JSON.stringify(values.at(-1))}) is used; send it once`,
+      });
+    }
+    raw = values.at(-1);
+  }
+  return raw === undefined || isEmptyValue(raw) ? undefined : raw;
+}
+
+const isEmptyValue = (value: unknown): boolean =>
+  value === '' || (Array.isArray(value) && value.every((v) => v === ''));
+
+/** Query parameters the operation does not declare (under any spelling): ignored, with a notice. */
+function noteUnknownParameters(
+  source: Record<string, unknown>,
+  defs: ParameterDef[],
+  operation: Operation,
+  notices: Notice[],
+): void {
+  for (const name of Object.keys(source)) {
+    if (defs.some((d) => d.name === name || d.aliases.includes(name))) continue;
+    const close = defs.find((d) => d.name.toLowerCase() === name.toLowerCase());
+    notices.push({
+      location: `query.${name}`,
+      message: close
+        ? `not a parameter of ${operation.method.toUpperCase()} ${operation.path}; ignored (parameter names are case-sensitive: did you mean ${close.name}?)`
+        : `not a parameter of ${operation.method.toUpperCase()} ${operation.path}; ignored`,
+    });
+  }
+}
 
 /** Qualifies local `$ref`s so a schema lifted out of the spec still resolves against it. */
 function qualifyRefs(value: unknown): unknown {
@@ -167,16 +228,26 @@ export function createValidatorFactory(
       bodies.set(mediaType, compiler.body(operation, mediaType, schema));
     }
 
-    return (request) => {
+    const queryDefs = groups.find((g) => g.location === 'query')?.defs ?? [];
+    return (request, notices = []) => {
       const out: ValidRequest = { params: Object.create(null), query: Object.create(null), body: undefined };
+      // A query with nothing the operation declares is read only to note what was ignored.
+      if (queryDefs.length === 0) noteUnknownParameters(request.query, queryDefs, operation, notices);
       for (const { location, defs, validate } of groups) {
         if (!validate) continue;
         const source =
           location === 'path' ? request.params : location === 'query' ? request.query : request.headers;
         const values: Record<string, unknown> = Object.create(null);
+        if (location === 'query') noteUnknownParameters(source, defs, operation, notices);
         for (const def of defs) {
-          if (!Object.hasOwn(source, def.name)) continue;
-          const raw = source[def.name];
+          let raw: unknown;
+          if (location === 'query') {
+            raw = readQueryValue(source, def, notices);
+            if (raw === undefined) continue;
+          } else {
+            if (!Object.hasOwn(source, def.name)) continue;
+            raw = source[def.name];
+          }
           values[def.name] = def.caseInsensitive && typeof raw === 'string' ? raw.toLowerCase() : raw;
         }
         if (!validate(values)) throw parameterError(location, defs, validate.errors ?? []);

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type MatchFunction, match } from 'path-to-regexp';
 import type { Principal } from '../domain/fake.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type Notice } from '../errors.js';
 import type { Instance } from './instance.js';
 import type {
   HandlerTable,
@@ -10,7 +10,7 @@ import type {
   OperationResult,
 } from './operation-handler.js';
 import type { Operation } from './operations.js';
-import { type RequestState, stateOf } from './request-state.js';
+import { addNotice, type RequestState, stateOf } from './request-state.js';
 import type { OperationValidators, RequestValidator, ValidRequest } from './request-validator.js';
 import { type OpenApiDocument, resolveRef } from './spec-document.js';
 
@@ -78,11 +78,22 @@ function mediaTypeOf(request: Request): string | undefined {
   return header.split(';')[0]?.trim().toLowerCase() || undefined;
 }
 
-/** The first non-empty value of the token headers, in the order the security requirement names them. */
-function tokenOf(request: Request, headerNames: string[]): string | undefined {
-  for (const name of headerNames) {
+/**
+ * The first non-empty value of the token headers, in the order the security requirement names
+ * them. A token in any but the first (`x-api-token`) works, with a notice: every request example
+ * and every client of the live service sends `x-access-token`.
+ */
+function tokenOf(request: Request, headerNames: string[], state: RequestState): string | undefined {
+  for (const [index, name] of headerNames.entries()) {
     const value = firstHeader(request.headers[name]);
-    if (value !== undefined && value !== '') return value;
+    if (value === undefined || value === '') continue;
+    if (index > 0) {
+      addNotice(state, {
+        location: `header.${name}`,
+        message: `the token was read from ${name}, a spelling of the documentation's parameter tables; every request example and client sends ${headerNames[0]}`,
+      });
+    }
+    return value;
   }
   return undefined;
 }
@@ -115,6 +126,10 @@ class HttpOperationContext implements OperationContext {
   get baseUrl(): string {
     return `${this.req.protocol}://${this.req.get('host') ?? 'localhost'}${this.state.basePath}`;
   }
+
+  notice(notice: Notice): void {
+    addNotice(this.state, notice);
+  }
 }
 
 /** Serves one operation once its path has matched: authenticate, validate, handle, send. */
@@ -140,19 +155,24 @@ function createOperationRun(
       state.operationId = operation.operationId;
       let principal: Principal | undefined;
       if (tokenHeaderNames.length > 0) {
-        const token = tokenOf(req, tokenHeaderNames);
+        const token = tokenOf(req, tokenHeaderNames, state);
         if (token === undefined) throw missingToken(tokenHeaderNames);
         principal = state.instance.fake.authenticate(token);
       }
-      const request = validate({
-        params,
-        // Express parses the query string afresh on every read of `req.query`, so this object is
-        // the router's own: validation may coerce it in place without touching what is journaled.
-        query: req.query as Record<string, unknown>,
-        headers: req.headers,
-        body: req.body,
-        mediaType: mediaTypeOf(req),
-      });
+      const notices: Notice[] = [];
+      const request = validate(
+        {
+          params,
+          // Express parses the query string afresh on every read of `req.query`, so this object is
+          // the router's own: validation may coerce it in place without touching what is journaled.
+          query: req.query as Record<string, unknown>,
+          headers: req.headers,
+          body: req.body,
+          mediaType: mediaTypeOf(req),
+        },
+        notices,
+      );
+      for (const notice of notices) addNotice(state, notice);
       result = handler(new HttpOperationContext(operation, state, principal, request, req));
       // The usual case (every vendor handler) stays synchronous: no promise per request.
       if (!(result instanceof Promise)) {
@@ -207,7 +227,11 @@ export function createSpecRouter({
     route.methods.set(operation.method.toUpperCase(), run);
     if (operation.method === 'get' && !route.methods.has('HEAD')) route.methods.set('HEAD', run);
   }
-  const routes = [...byPath.values()];
+  // Literal paths first, so `/api/v2/documents/clients` is not read as a `{documentId}`.
+  const routes = [...byPath.entries()]
+    .sort(([a], [b]) => Number(a.includes(':')) - Number(b.includes(':')))
+    .map(([, route]) => route);
+  const allowOf = new Map(routes.map((r) => [r, [...r.methods.keys()].join(', ')]));
 
   return (req, res, next) => {
     const { path } = stateOf(res);
@@ -223,6 +247,7 @@ export function createSpecRouter({
       if (matched === false) continue;
       const run = route.methods.get(req.method);
       if (run === undefined) {
+        res.setHeader('allow', allowOf.get(route) ?? '');
         next(new ApiError('methodNotAllowed'));
         return;
       }

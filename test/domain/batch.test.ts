@@ -7,10 +7,12 @@ const row = (fake: ReturnType<typeof makeFake>['fake'], id: number) =>
 describe('batchUpdate: shapes and creation', () => {
   it('takes one object or an array', () => {
     const { fake } = makeFake();
-    expect(fake.batchUpdate(ORG1, { templateUid: 'TPL-79', id: 102, title: 'one' }, 'replace')).toEqual({
-      created: [],
-      updated: [102],
-    });
+    expect(fake.batchUpdate(ORG1, { templateUid: 'TPL-79', id: 102, title: 'one' }, 'replace')).toMatchObject(
+      {
+        created: [],
+        updated: [102],
+      },
+    );
     expect(
       fake.batchUpdate(
         ORG1,
@@ -20,7 +22,7 @@ describe('batchUpdate: shapes and creation', () => {
         ],
         'replace',
       ),
-    ).toEqual({ created: [], updated: [102, 103] });
+    ).toMatchObject({ created: [], updated: [102, 103] });
     expect(row(fake, 103)?.label).toBe('three');
   });
 
@@ -32,7 +34,7 @@ describe('batchUpdate: shapes and creation', () => {
     const { fake, clock } = makeFake();
     clock.set(1_800_000_000);
     const result = fake.batchUpdate(ORG1, { templateUid: 7, title: 'New place', ...idPart }, 'replace');
-    expect(result).toEqual({ created: [202], updated: [] });
+    expect(result).toMatchObject({ created: [202], updated: [] });
     expect(row(fake, 202)).toMatchObject({
       label: 'New place',
       description: '',
@@ -73,7 +75,7 @@ describe('batchUpdate: shapes and creation', () => {
       ],
       'merge',
     );
-    expect(result).toEqual({ created: [202, 203], updated: [] });
+    expect(result).toMatchObject({ created: [202, 203], updated: [] });
     expect(row(fake, 202)).toMatchObject({
       client_id: 11,
       description: 'd',
@@ -98,11 +100,42 @@ describe('batchUpdate: replace vs merge', () => {
     expect(fake.getDocument(ORG1, '102').details).toEqual({ name: null, serial: entry('Serial', 'X') });
   });
 
-  it('replace without details leaves the details alone', () => {
+  it('replace without details sends none: template fields become null, other entries stay', () => {
     const { fake } = makeFake();
     const before = fake.getDocument(ORG1, '101').details;
     fake.batchUpdate(ORG1, { templateUid: 7, id: 101, title: 'Dundee HQ' }, 'replace');
+    const after = fake.getDocument(ORG1, '101').details;
+    expect(after).toMatchObject({ name: null, address_1: null, city: null, 'phone/fax': null });
+    for (const key of Object.keys(before)) expect(Object.hasOwn(after, key)).toBe(true);
+  });
+
+  it('merge without details leaves the details alone', () => {
+    const { fake } = makeFake();
+    const before = fake.getDocument(ORG1, '101').details;
+    fake.batchUpdate(ORG1, { templateUid: 7, id: 101, title: 'Dundee HQ' }, 'merge');
     expect(fake.getDocument(ORG1, '101').details).toBe(before);
+  });
+
+  it('reads an id sent as a string of digits', () => {
+    const { fake } = makeFake();
+    expect(fake.batchUpdate(ORG1, { templateUid: 7, id: '101', title: 'Dundee HQ' }, 'merge')).toMatchObject({
+      updated: [101],
+    });
+  });
+
+  it('ignores fields it does not know, with a notice naming each', () => {
+    const { fake } = makeFake();
+    const result = fake.batchUpdate(ORG1, [{ templateUid: 7, id: 101, title: 'D', folder: 3 }], 'merge');
+    expect(result.notices).toEqual([
+      { location: 'body/0/folder', message: expect.stringContaining('ignored') },
+    ]);
+  });
+
+  it('create refuses an item with an id', () => {
+    const { fake } = makeFake();
+    expect(() => fake.batchUpdate(ORG1, { templateUid: 7, id: 101, title: 'x' }, 'create')).toThrow(
+      /POST adds/,
+    );
   });
 
   it('replace keeps non-template stored entries not sent', () => {
@@ -162,7 +195,7 @@ describe('batchUpdate: replace vs merge', () => {
       ],
       'merge',
     );
-    expect(result).toEqual({ created: [], updated: [102] });
+    expect(result).toMatchObject({ created: [], updated: [102] });
     expect(row(fake, 102)?.label).toBe('second');
     expect(fake.getDocument(ORG1, '102').details).toEqual({ serial: 'one', name: 'two' });
   });
@@ -190,7 +223,7 @@ describe('batchUpdate: validation and atomicity', () => {
     ['missing title', { templateUid: 7 }, 'body/0/title', 'title'],
     ['title type', { templateUid: 7, title: 42 }, 'body/0/title', 'title'],
     ['bad id', { templateUid: 7, id: -4, title: 't' }, 'body/0/id', 'positive integer'],
-    ['string id', { templateUid: 7, id: '101', title: 't' }, 'body/0/id', 'positive integer'],
+    ['id not digits', { templateUid: 7, id: '10a', title: 't' }, 'body/0/id', 'positive integer'],
     ['foreign client', { templateUid: 7, title: 't', clientId: 20 }, 'body/0/clientId', 'client 20'],
     ['unknown client', { templateUid: 7, title: 't', clientId: 999 }, 'body/0/clientId', 'client 999'],
     ['description type', { templateUid: 7, title: 't', description: 5 }, 'body/0/description', 'description'],
@@ -298,7 +331,11 @@ describe('batchUpdate: validation and atomicity', () => {
   });
 
   it('an empty array changes nothing', () => {
-    expect(makeFake().fake.batchUpdate(ORG1, [], 'replace')).toEqual({ created: [], updated: [] });
+    expect(makeFake().fake.batchUpdate(ORG1, [], 'replace')).toEqual({
+      created: [],
+      updated: [],
+      notices: [],
+    });
   });
 
   it('an organization without clients must send clientId to create', () => {

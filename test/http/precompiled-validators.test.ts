@@ -103,7 +103,7 @@ describe('precompiled request validators', () => {
   const bodyCases: Array<[string, string, unknown]> = [
     ['batch, missing title', 'patchDocuments', [{ id: 1, details: {} }, { label: 'x' }]],
     ['batch replace, wrong types', 'replaceDocuments', [{ templateUid: '5', label: 3 }]],
-    ['patch, missing value', 'patchDocument', { details: [{ key: 'name' }] }],
+    ['patch, entry of no known shape', 'patchDocument', { details: 5 }],
     ['patch, not an object', 'patchDocument', 'text'],
     ['token body', 'createClientToken', { scope: 'docs_api', content: 'x' }],
     ['fault', 'createFault', { status: '500' }],
@@ -147,9 +147,9 @@ describe('precompiled request validators', () => {
     ['list bad pageNum', 'listDocuments', { query: { pageNum: 'x' } }],
     ['batch missing title', 'patchDocuments', { body: [{ id: 1 }], mediaType: 'application/json' }],
     [
-      'patch missing value',
+      'patch entry of no known shape',
       'patchDocument',
-      { params: { documentId: '1' }, body: { details: [{}] }, mediaType: 'application/json' },
+      { params: { documentId: '1' }, body: { details: true }, mediaType: 'application/json' },
     ],
     ['read bad id', 'getDocument', { params: { documentId: '-1' } }],
   ];

@@ -262,6 +262,8 @@ describe('SessionRegistry', () => {
     maxResultsPerPage: 1000,
     unknownDetailKeys: 'reject',
     successLiterals: 'contract',
+    errorSuccess: 'boolean',
+    readShapedDetails: 'accept',
     latencyMs: 0,
     maxBatchItems: 1000,
     validateResponses: false,

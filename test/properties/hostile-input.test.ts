@@ -556,17 +556,17 @@ describe(`hostile input (seed ${SEED}, ${RUNS} runs per property)`, () => {
         (item) => ({ ...item, id: 999999 }),
         (item) => ({ ...item, id: -1 }),
         (item) => ({ ...item, id: new RawJson('9007199254740993') }),
-        (item) => ({ ...item, extra: true }),
+        (item) => ({ ...item, id: '0x1' }),
         (item) => {
-          const out = { ...item };
-          setOwn(out, '__proto__', { polluted: 'yes' });
-          return out;
+          const details: Record<string, unknown> = {};
+          setOwn(details, '__proto__', { name: 'x', description: '', value: { type: 's', text: 't' } });
+          return { ...item, details };
         },
         (item) => ({
           ...item,
           details: { zz_not_a_field: { name: 'x', description: '', value: { type: 's', text: 't' } } },
         }),
-        (item) => ({ ...item, details: { city: { name: 'City' } } }),
+        (item) => ({ ...item, details: { city: 42 } }),
         (item) => ({
           ...item,
           details: {

@@ -74,6 +74,12 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
       return { status: 200, body: { violations: journal.violations() } };
     },
 
+    listNotices: async (context) => {
+      const { journal } = context.instance;
+      await journal.settled();
+      return { status: 200, body: { notices: journal.notices() } };
+    },
+
     createFault: (context) => {
       const fault = context.instance.faults.add(context.request.body as FaultInput);
       return { status: 201, body: { id: fault.id } };

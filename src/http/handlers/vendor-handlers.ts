@@ -1,6 +1,7 @@
-import type { ListQuery, Principal } from '../../domain/fake.js';
+import type { ListQuery, PageQuery, Principal } from '../../domain/fake.js';
+import { isDocumentedType } from '../../domain/list-query.js';
 import { ApiError } from '../../errors.js';
-import type { HandlerTable, OperationContext } from '../operation-handler.js';
+import type { HandlerTable, OperationContext, OperationHandler } from '../operation-handler.js';
 import { JsonTextBuilder, jsonTextOf, RecentJsonTexts } from './json-text.js';
 
 /** Details texts of the documents read most recently (rows are few and small; details are not). */
@@ -23,6 +24,73 @@ function patchSuccess(context: OperationContext): 'true' | true {
   return context.instance.fake.settings.successLiterals === 'contract' ? 'true' : true;
 }
 
+/** The list's free-text `description`, which the documentation's sample carries at top level. */
+const LIST_DESCRIPTION = 'Documents';
+
+/** Notices on paging: what a list or client-list request relies on beyond the documentation. */
+function notePaging(context: OperationContext, q: PageQuery): void {
+  if (q.pageNum === undefined) {
+    context.notice({
+      location: 'query.pageNum',
+      message:
+        'left out: the documentation gives its default as 100, the live service (and the fake) start at page 1; send pageNum',
+    });
+  }
+  const cap = context.instance.fake.settings.maxResultsPerPage;
+  if (q.resultsPerPage !== undefined && q.resultsPerPage > cap) {
+    context.notice({
+      location: 'query.resultsPerPage',
+      message: `${q.resultsPerPage} is above the page-size cap (${cap}): pages hold at most ${cap} rows, as on the live service; page until results is empty rather than until a page is short`,
+    });
+  }
+}
+
+function listQueryOf(context: OperationContext): ListQuery {
+  const q = context.request.query;
+  const query: ListQuery = {
+    resultsPerPage: q.resultsPerPage as number | undefined,
+    pageNum: q.pageNum as number | undefined,
+    orderBy: q.orderBy as string | undefined,
+    orderDir: q.orderDir as string | undefined,
+    type: q.type as string | undefined,
+    templateUid: q.templateUid as string | undefined,
+    clientId: q.clientId as number | undefined,
+    searchTxt: q.searchTxt as string | undefined,
+  };
+  notePaging(context, query);
+  if (query.type !== undefined && !isDocumentedType(query.type)) {
+    context.notice({
+      location: 'query.type',
+      message: `"${query.type}" is not a type the documentation lists; answered with no documents (the live service's answer is unknown)`,
+    });
+  }
+  return query;
+}
+
+/** GET /api/v2/documents and its live twin /api/v2/documents/all. */
+const listDocuments: OperationHandler = (context) => {
+  const results = context.instance.fake.listDocuments(principalOf(context), listQueryOf(context));
+  const body = { success: true, apiRequestUid: context.requestId, description: LIST_DESCRIPTION, results };
+  // Rows are frozen and made once per stored document (see `toSummary`), so their JSON texts are too.
+  const json = new JsonTextBuilder().ascii('{"success":true,"apiRequestUid":').value(body.apiRequestUid);
+  json.ascii(`,"description":${JSON.stringify(LIST_DESCRIPTION)},"results":[`);
+  results.forEach((row, i) => {
+    if (i > 0) json.ascii(',');
+    json.append(jsonTextOf(row));
+  });
+  json.ascii(']}');
+  return { status: 200, body, json };
+};
+
+/** The batch calls: the domain plans and applies, the notices go to the journal. */
+function batch(mode: 'replace' | 'merge' | 'create'): OperationHandler {
+  return (context) => {
+    const { notices } = context.instance.fake.batchUpdate(principalOf(context), context.request.body, mode);
+    for (const notice of notices) context.notice(notice);
+    return { status: 200, body: { success: mode === 'replace' ? true : patchSuccess(context) } };
+  };
+}
+
 export const vendorHandlers: HandlerTable = {
   createClientToken: (context) => {
     const body = context.request.body as { scope: string; content: string };
@@ -35,29 +103,18 @@ export const vendorHandlers: HandlerTable = {
     return { status: 200, body: result };
   },
 
-  listDocuments: (context) => {
+  listDocuments,
+  listAllDocuments: listDocuments,
+
+  listClients: (context) => {
     const q = context.request.query;
-    const query: ListQuery = {
+    const page: PageQuery = {
       resultsPerPage: q.resultsPerPage as number | undefined,
       pageNum: q.pageNum as number | undefined,
-      orderBy: q.orderBy as string | undefined,
-      orderDir: q.orderDir as string | undefined,
-      type: q.type as string | undefined,
-      templateUid: q.templateUid as string | undefined,
-      clientId: (q.clientId ?? q.clientID) as number | undefined,
-      searchTxt: q.searchTxt as string | undefined,
     };
-    const results = context.instance.fake.listDocuments(principalOf(context), query);
-    const body = { success: true, apiRequestUid: context.requestId, results };
-    // Rows are frozen and made once per stored document (see `toSummary`), so their JSON texts are too.
-    const json = new JsonTextBuilder().ascii('{"success":true,"apiRequestUid":').value(body.apiRequestUid);
-    json.ascii(',"results":[');
-    results.forEach((row, i) => {
-      if (i > 0) json.ascii(',');
-      json.append(jsonTextOf(row));
-    });
-    json.ascii(']}');
-    return { status: 200, body, json };
+    notePaging(context, page);
+    const results = context.instance.fake.listClients(principalOf(context), page);
+    return { status: 200, body: { success: true, apiRequestUid: context.requestId, results } };
   },
 
   getDocument: (context) => {
@@ -86,21 +143,16 @@ export const vendorHandlers: HandlerTable = {
 
   patchDocument: (context) => {
     const documentId = String(context.request.params.documentId);
-    context.instance.fake.patchDocument(
+    const notices = context.instance.fake.patchDocument(
       principalOf(context),
       documentId,
       context.request.body as Record<string, unknown>,
     );
+    for (const notice of notices) context.notice(notice);
     return { status: 200, body: { success: patchSuccess(context) } };
   },
 
-  replaceDocuments: (context) => {
-    context.instance.fake.batchUpdate(principalOf(context), context.request.body, 'replace');
-    return { status: 200, body: { success: true } };
-  },
-
-  patchDocuments: (context) => {
-    context.instance.fake.batchUpdate(principalOf(context), context.request.body, 'merge');
-    return { status: 200, body: { success: patchSuccess(context) } };
-  },
+  replaceDocuments: batch('replace'),
+  patchDocuments: batch('merge'),
+  createDocuments: batch('create'),
 };

@@ -266,12 +266,18 @@ describe('batch items and details as real clients send them', () => {
   });
 
   it('a batch PUT without details clears the template fields, as the spec states', async () => {
+    // A Location document of the organization other than those the tests above write to.
+    const list = await get('/api/v2/documents?type=location&templateUid=5001&orderBy=id&orderDir=desc');
+    const id = (list.body.results as Array<{ id: number }>)[0]?.id;
+    expect(id).not.toBe(101101);
+    const before = (await get(`/api/v2/documents/${id}`)).body.details;
+    expect(['name', 'address_1', 'city'].some((key) => before[key] !== null)).toBe(true);
     const res = await http
       .put('/api/v2/documents')
       .set('x-access-token', token)
-      .send({ templateUid: 'tpl-5001', id: 101155, title: 'Renamed' });
+      .send({ templateUid: 'tpl-5001', id, title: 'Renamed' });
     expect(res.status).toBe(200);
-    const read = await get('/api/v2/documents/101155');
+    const read = await get(`/api/v2/documents/${id}`);
     for (const key of ['name', 'address_1', 'city']) expect(read.body.details[key]).toBeNull();
   });
 });

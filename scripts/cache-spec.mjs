@@ -1,5 +1,5 @@
 // Build step: parse spec/openapi.yaml once and store it as JSON beside the compiled code
-// (dist/openapi.cache.json), keyed by the SHA-256 of the YAML text. See src/http/spec-document.ts.
+// (dist/openapi.cache.json), keyed by the SHA-256 of the YAML text. See src/contract/spec-document.ts.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';

@@ -4,9 +4,9 @@
 // source. The server uses them when the key matches and compiles at start-up otherwise.
 // See src/http/precompiled-validators.ts.
 import { writeFileSync } from 'node:fs';
+import { precompileRequestValidators } from '../dist/contract/request-validator.js';
+import { loadSpec } from '../dist/contract/spec-document.js';
 import { precompileFixtureValidator } from '../dist/domain/fixtures/validate-fixtures.js';
-import { precompileRequestValidators } from '../dist/http/request-validator.js';
-import { loadSpec } from '../dist/http/spec-document.js';
 import { FIXTURE_VALIDATOR_PATH, REQUEST_VALIDATORS_PATH } from '../dist/precompiled-validators.js';
 
 writeFileSync(REQUEST_VALIDATORS_PATH, precompileRequestValidators(loadSpec().document));

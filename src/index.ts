@@ -3,20 +3,20 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './config.js';
+import { createOperationValidators } from './contract/request-validator.js';
+import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { Dataset, FixtureSet } from './domain/types.js';
-import { createApp } from './http/app.js';
-import { answerClientError } from './http/client-error.js';
-import { createInstance, type Instance } from './http/instance.js';
+import { createInstance, type Instance } from './harness/instance.js';
 import {
   type ControlChecks,
   controlsOf,
   type InstanceControls,
   sessionDataset,
-} from './http/instance-controls.js';
-import { createOperationValidators } from './http/request-validator.js';
-import { SessionRegistry, sessionPath } from './http/sessions.js';
-import { type LoadedSpec, loadSpec } from './http/spec-document.js';
+} from './harness/instance-controls.js';
+import { SessionRegistry, sessionPath } from './harness/sessions.js';
+import { createApp } from './http/app.js';
+import { answerClientError } from './http/client-error.js';
 import { createLogger } from './logger.js';
 
 export { OPTION_SPECS, type Options, type Settings } from './config.js';
@@ -24,9 +24,9 @@ export { defaultApiKey } from './domain/fixtures/default-keys.js';
 export { computeHash } from './domain/tokens.js';
 export type { Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS, type Notice, type Violation } from './errors.js';
-export type { FaultInput, FaultView } from './http/faults.js';
-export type { InstanceControls } from './http/instance-controls.js';
-export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './http/journal.js';
+export type { FaultInput, FaultView } from './harness/faults.js';
+export type { InstanceControls } from './harness/instance-controls.js';
+export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
 
 export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
   /** A fixture file or folder path, or a fixture set object; absent: the bundled default set. */

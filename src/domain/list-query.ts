@@ -15,7 +15,9 @@
 import type { Settings } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { Catalog, OrgOrders } from './store.js';
-import { type Document, TEMPLATE_TYPES, type TemplateType } from './types.js';
+import { type Document, type DocumentSummary, TEMPLATE_TYPES } from './types.js';
+
+export type { DocumentSummary } from './types.js';
 
 /** Paging, shared by the document list and the client list. */
 export interface PageQuery {
@@ -30,22 +32,6 @@ export interface ListQuery extends PageQuery {
   templateUid?: string;
   clientId?: number;
   searchTxt?: string;
-}
-
-export interface DocumentSummary {
-  id: number;
-  organization_id: number;
-  label: string;
-  description: string;
-  client_id: number;
-  customId: string;
-  templateId: number;
-  templateName: string;
-  type: TemplateType;
-  /** HTML-entity-encoded, as the live service returns it. */
-  clientName: string;
-  accessible: boolean;
-  last_modified: string;
 }
 
 export const DEFAULT_RESULTS_PER_PAGE = 100;

@@ -11,8 +11,7 @@
 
 import { ApiError } from '../errors.js';
 import { encodeHtmlEntities } from './html-entities.js';
-import type { DocumentSummary } from './list-query.js';
-import type { ApiKey, Client, Dataset, Document, Template } from './types.js';
+import type { ApiKey, Client, Dataset, Document, DocumentSummary, Template } from './types.js';
 
 export interface TemplateInfo {
   template: Template;

@@ -98,6 +98,23 @@ export interface Document {
   accessible?: boolean;
 }
 
+/** A list row: the contract's fields plus the live service's extras (`clientName`, `accessible`, `last_modified`). */
+export interface DocumentSummary {
+  id: number;
+  organization_id: number;
+  label: string;
+  description: string;
+  client_id: number;
+  customId: string;
+  templateId: number;
+  templateName: string;
+  type: TemplateType;
+  /** HTML-entity-encoded, as the live service returns it. */
+  clientName: string;
+  accessible: boolean;
+  last_modified: string;
+}
+
 export interface ApiKey {
   /** 64 hex characters in the live service. */
   keyId: string;

@@ -3,21 +3,21 @@ import cors from 'cors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
+import { listOperations } from '../contract/operations.js';
+import type { OperationValidators } from '../contract/request-validator.js';
+import type { LoadedSpec } from '../contract/spec-document.js';
+import { createSpecFallback } from '../contract/spec-fallback.js';
 import { ApiError } from '../errors.js';
+import type { Instance } from '../harness/instance.js';
+import { ResponseChecks } from '../harness/response-checks.js';
+import { type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import { createErrorHandler, toApiError } from './error-handler.js';
 import { createAdminHandlers } from './handlers/admin-handlers.js';
 import { vendorHandlers } from './handlers/vendor-handlers.js';
-import type { Instance } from './instance.js';
 import { createInstanceRouter } from './instance-router.js';
 import { chain } from './middleware-chain.js';
-import { listOperations } from './operations.js';
 import { createRequestLog } from './request-log.js';
 import { RequestState, stateOf } from './request-state.js';
-import type { OperationValidators } from './request-validator.js';
-import { ResponseChecks } from './response-checks.js';
-import { type SessionRegistry, sessionPath } from './sessions.js';
-import type { LoadedSpec } from './spec-document.js';
-import { createSpecFallback } from './spec-fallback.js';
 import { createSpecRouter } from './spec-router.js';
 
 export interface AppContext {

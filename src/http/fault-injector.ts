@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ErrorBody } from '../errors.js';
-import type { Fault } from './faults.js';
+import type { Fault } from '../harness/faults.js';
 import { stateOf } from './request-state.js';
 
 /** The default body of a fault that gives a status but no body: the vendor's error shape. */

@@ -1,12 +1,12 @@
 import express, { type RequestHandler } from 'express';
 import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
+import type { ResponseChecks } from '../harness/response-checks.js';
 import { createAdminAuth } from './admin-auth.js';
 import { createFaultInjector } from './fault-injector.js';
 import { chain } from './middleware-chain.js';
 import { createRequestRecorder } from './request-recorder.js';
 import { stateOf } from './request-state.js';
-import type { ResponseChecks } from './response-checks.js';
 
 /**
  * Admin calls may carry whole fixture sets, larger than a vendor request should be: their limit

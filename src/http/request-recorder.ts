@@ -1,8 +1,8 @@
 import type { RequestHandler, Response } from 'express';
 import { type ApiError, type Notice, toErrorBody } from '../errors.js';
-import { violationsOf } from './contract-violations.js';
+import { violationsOf } from '../harness/contract-violations.js';
+import type { ResponseChecks } from '../harness/response-checks.js';
 import { type RequestState, stateOf } from './request-state.js';
-import type { ResponseChecks } from './response-checks.js';
 
 /**
  * The 'close' listener of a response answered later than its arrival ('close' comes after

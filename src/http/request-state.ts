@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { ApiError, Notice } from '../errors.js';
-import type { Instance } from './instance.js';
-import type { ResponseChecks } from './response-checks.js';
+import type { Instance } from '../harness/instance.js';
+import type { ResponseChecks } from '../harness/response-checks.js';
 
 /** What the request recorder notes when a vendor API request arrives. */
 export interface Arrival {

@@ -1,25 +1,25 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type MatchFunction, match } from 'path-to-regexp';
-import type { Principal } from '../domain/fake.js';
-import { ApiError, type Notice } from '../errors.js';
-import type { Instance } from './instance.js';
 import type {
   HandlerTable,
   OperationContext,
   OperationHandler,
   OperationResult,
-} from './operation-handler.js';
-import type { Operation } from './operations.js';
+} from '../contract/operation-handler.js';
+import type { Operation } from '../contract/operations.js';
+import type { OperationValidators, RequestValidator, ValidRequest } from '../contract/request-validator.js';
+import { type OpenApiDocument, resolveRef } from '../contract/spec-document.js';
+import type { Principal } from '../domain/fake.js';
+import { ApiError, type Notice } from '../errors.js';
+import type { Instance } from '../harness/instance.js';
 import { addNotice, type RequestState, stateOf } from './request-state.js';
-import type { OperationValidators, RequestValidator, ValidRequest } from './request-validator.js';
-import { type OpenApiDocument, resolveRef } from './spec-document.js';
 
 export interface SpecRouterOptions {
   document: OpenApiDocument;
   operations: Operation[];
-  handlers: HandlerTable;
+  handlers: HandlerTable<Instance>;
   /** Answers operations that have no handler (the spec fallback). */
-  fallback: (operation: Operation) => OperationHandler;
+  fallback: (operation: Operation) => OperationHandler<Instance>;
   validators: OperationValidators;
 }
 
@@ -105,7 +105,7 @@ const malformedPath = () =>
   ]);
 
 /** What a handler sees of one request; the base URL is worked out only when asked for. */
-class HttpOperationContext implements OperationContext {
+class HttpOperationContext implements OperationContext<Instance> {
   readonly instance: Instance;
   readonly requestId: string;
   readonly headers: Request['headers'];
@@ -139,7 +139,7 @@ function createOperationRun(
   document: OpenApiDocument,
   operation: Operation,
   validate: RequestValidator,
-  handler: OperationHandler,
+  handler: OperationHandler<Instance>,
 ): OperationRun {
   const tokenHeaderNames = tokenHeaders(document, operation);
   const send = (res: Response, result: OperationResult): void => {

@@ -4,9 +4,9 @@
  */
 import supertest from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { OperationHandler } from '../../src/contract/operation-handler.js';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/spec-document.js';
 import { vendorHandlers } from '../../src/http/handlers/vendor-handlers.js';
-import type { OperationHandler } from '../../src/http/operation-handler.js';
-import { loadSpec, type OpenApiDocument } from '../../src/http/spec-document.js';
 import {
   ConformanceError,
   createConformanceChecker,

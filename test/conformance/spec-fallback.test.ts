@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadSpec } from '../../src/http/spec-document.js';
+import { loadSpec } from '../../src/contract/spec-document.js';
 import { createTestServer, type TestServer } from '../support/test-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fake-fallback-'));

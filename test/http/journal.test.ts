@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { DEFAULT_SPEC_PATH } from '../../src/contract/spec-document.js';
 import { computeHash } from '../../src/domain/tokens.js';
-import { DEFAULT_SPEC_PATH } from '../../src/http/spec-document.js';
 import { createMockServer } from '../../src/index.js';
 import { ACME_KEY, createTestServer, issueToken, SMALL_SET } from '../support/test-server.js';
 

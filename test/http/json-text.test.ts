@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonTextBuilder, jsonTextOf, RecentJsonTexts } from '../../src/http/handlers/json-text.js';
+import { JsonTextBuilder, jsonTextOf, RecentJsonTexts } from '../../src/contract/json-text.js';
 
 /** Bodies built from pieces must be byte-for-byte the JSON of the body, with the right length. */
 describe('JSON texts of response bodies', () => {
@@ -32,7 +32,7 @@ describe('JSON texts of response bodies', () => {
 
 describe('recent JSON texts', () => {
   it('keep at most their limit, dropping the oldest, and still answer every object', () => {
-    const recent = new RecentJsonTexts(2);
+    const recent = new RecentJsonTexts(2, 1024);
     const [a, b, c] = [{ n: 1 }, { n: 2 }, { n: 3 }];
     const first = recent.of(a);
     expect(recent.of(a)).toBe(first);
@@ -43,5 +43,28 @@ describe('recent JSON texts', () => {
     expect(again).not.toBe(first);
     expect(again).toEqual({ text: '{"n":1}', bytes: 7 });
     expect(recent.of(c)).toEqual({ text: '{"n":3}', bytes: 7 });
+  });
+
+  it('keep texts within their byte budget too, and never one larger than all of it', () => {
+    const recent = new RecentJsonTexts(100, 20);
+    const small = [{ n: 1 }, { n: 2 }, { n: 3 }];
+    for (const o of small) recent.of(o);
+    // Three texts of 7 bytes are over 20: the least recently used went.
+    expect(recent.size).toBe(2);
+    const big = { text: 'x'.repeat(40) };
+    expect(recent.of(big).bytes).toBe(51);
+    expect(recent.of(big)).not.toBe(recent.of(big));
+    expect(recent.size).toBe(2);
+  });
+
+  it('belong to an instance: two servers never share them', async () => {
+    const { createMockServer } = await import('../../src/index.js');
+    const [a, b] = await Promise.all([
+      createMockServer({ logLevel: 'silent' }),
+      createMockServer({ logLevel: 'silent' }),
+    ]);
+    expect(a.root.detailTexts).not.toBe(b.root.detailTexts);
+    const session = await a.session();
+    expect(session.instance.detailTexts).not.toBe(a.root.detailTexts);
   });
 });

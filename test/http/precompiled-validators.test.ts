@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  fixtureSchema,
-  fixtureValidator,
-  precompileFixtureValidator,
-} from '../../src/domain/fixtures/validate-fixtures.js';
-import { listOperations, type Operation } from '../../src/http/operations.js';
+import { listOperations, type Operation } from '../../src/contract/operations.js';
 import {
   createSchemaCompiler,
   createValidatorFactory,
@@ -17,8 +12,13 @@ import {
   operationSchemas,
   precompileRequestValidators,
   type RawRequest,
-} from '../../src/http/request-validator.js';
-import { loadSpec, type OpenApiDocument } from '../../src/http/spec-document.js';
+} from '../../src/contract/request-validator.js';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/spec-document.js';
+import {
+  fixtureSchema,
+  fixtureValidator,
+  precompileFixtureValidator,
+} from '../../src/domain/fixtures/validate-fixtures.js';
 import { loadPrecompiled, sourceKey } from '../../src/precompiled-validators.js';
 
 /**

@@ -15,9 +15,9 @@
 import * as fc from 'fast-check';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listOperations, type Operation } from '../../src/contract/operations.js';
+import { loadSpec } from '../../src/contract/spec-document.js';
 import { computeHash } from '../../src/domain/tokens.js';
-import { listOperations, type Operation } from '../../src/http/operations.js';
-import { loadSpec } from '../../src/http/spec-document.js';
 import {
   type ConformanceChecker,
   defaultConformanceChecker,

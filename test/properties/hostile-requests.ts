@@ -7,8 +7,8 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import * as fc from 'fast-check';
-import type { Operation, ParameterDef } from '../../src/http/operations.js';
-import { type OpenApiDocument, resolveRef } from '../../src/http/spec-document.js';
+import type { Operation, ParameterDef } from '../../src/contract/operations.js';
+import { type OpenApiDocument, resolveRef } from '../../src/contract/spec-document.js';
 
 type Obj = Record<string, unknown>;
 

@@ -2,17 +2,17 @@
  * Response conformance: every response the fake emits is checked against the operation of
  * `spec/openapi.yaml` (or the spec the server was started with) that the request matched, with
  * the same prism-http validator the server uses for `--validate-responses`
- * (`src/http/response-validator.ts`).
+ * (`src/contract/response-validator.ts`).
  *
  * `test/support/setup-conformance.ts` applies it to every supertest response; tests that talk to
  * a listening server with `fetch` call `assertConforms` themselves.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { listOperations, type Operation } from '../../src/contract/operations.js';
+import { createResponseChecker, type ResponseChecker } from '../../src/contract/response-validator.js';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/spec-document.js';
 import type { Violation } from '../../src/errors.js';
-import { listOperations, type Operation } from '../../src/http/operations.js';
-import { createResponseChecker, type ResponseChecker } from '../../src/http/response-validator.js';
-import { loadSpec, type OpenApiDocument } from '../../src/http/spec-document.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 

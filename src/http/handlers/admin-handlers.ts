@@ -1,11 +1,11 @@
+import type { HandlerTable, OperationContext } from '../../contract/operation-handler.js';
 import { ApiError } from '../../errors.js';
-import type { FaultInput } from '../faults.js';
-import { datasetFromInput } from '../fixture-input.js';
-import type { Instance } from '../instance.js';
-import { type JournalFilter, viewEntry } from '../journal.js';
-import type { HandlerTable, OperationContext } from '../operation-handler.js';
-import { type SessionRegistry, sessionPath } from '../sessions.js';
-import { mergeSettings } from '../settings-input.js';
+import type { FaultInput } from '../../harness/faults.js';
+import { datasetFromInput } from '../../harness/fixture-input.js';
+import type { Instance } from '../../harness/instance.js';
+import { type JournalFilter, viewEntry } from '../../harness/journal.js';
+import { type SessionRegistry, sessionPath } from '../../harness/sessions.js';
+import { mergeSettings } from '../../harness/settings-input.js';
 
 /**
  * The admin API: the fake's test-harness calls under /__admin. Each acts on the instance the
@@ -22,7 +22,7 @@ export interface AdminContext {
 const done = { status: 200, body: { success: true } } as const;
 
 /** `http://host:port`: the request's base URL without the session prefix. */
-function originOf(context: OperationContext): string {
+function originOf(context: OperationContext<Instance>): string {
   const id = context.instance.id;
   return id === undefined ? context.baseUrl : context.baseUrl.slice(0, -sessionPath(id).length);
 }
@@ -32,7 +32,7 @@ function clockOf(instance: Instance) {
   return { now: clock.nowSeconds(), offsetSeconds: Math.round(clock.offsetSeconds()) };
 }
 
-export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTable {
+export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTable<Instance> {
   return {
     getHealth: (context) => ({
       status: 200,

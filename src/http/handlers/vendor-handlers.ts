@@ -1,26 +1,24 @@
+import { JsonTextBuilder, jsonTextOf } from '../../contract/json-text.js';
+import type { HandlerTable, OperationContext, OperationHandler } from '../../contract/operation-handler.js';
 import type { ListQuery, PageQuery, Principal } from '../../domain/fake.js';
 import { isDocumentedType } from '../../domain/list-query.js';
 import { ApiError } from '../../errors.js';
-import type { HandlerTable, OperationContext, OperationHandler } from '../operation-handler.js';
-import { JsonTextBuilder, jsonTextOf, RecentJsonTexts } from './json-text.js';
-
-/** Details texts of the documents read most recently (rows are few and small; details are not). */
-const detailTexts = new RecentJsonTexts(10_000);
+import type { Instance } from '../../harness/instance.js';
 
 /** Thin adapters from the six vendor operations to the domain's `Fake`. */
 
-function principalOf(context: OperationContext): Principal {
+function principalOf(context: OperationContext<Instance>): Principal {
   if (!context.principal) throw new ApiError('invalidToken', 'Invalid token: no token sent');
   return context.principal;
 }
 
-function header(context: OperationContext, name: string): string {
+function header(context: OperationContext<Instance>, name: string): string {
   const value = context.headers[name];
   return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
 /** `success` of the PATCH calls: the contract shows the string "true". */
-function patchSuccess(context: OperationContext): 'true' | true {
+function patchSuccess(context: OperationContext<Instance>): 'true' | true {
   return context.instance.fake.settings.successLiterals === 'contract' ? 'true' : true;
 }
 
@@ -28,7 +26,7 @@ function patchSuccess(context: OperationContext): 'true' | true {
 const LIST_DESCRIPTION = 'Documents';
 
 /** Notices on paging: what a list or client-list request relies on beyond the documentation. */
-function notePaging(context: OperationContext, q: PageQuery): void {
+function notePaging(context: OperationContext<Instance>, q: PageQuery): void {
   if (q.pageNum === undefined) {
     context.notice({
       location: 'query.pageNum',
@@ -45,7 +43,7 @@ function notePaging(context: OperationContext, q: PageQuery): void {
   }
 }
 
-function listQueryOf(context: OperationContext): ListQuery {
+function listQueryOf(context: OperationContext<Instance>): ListQuery {
   const q = context.request.query;
   const query: ListQuery = {
     resultsPerPage: q.resultsPerPage as number | undefined,
@@ -68,7 +66,7 @@ function listQueryOf(context: OperationContext): ListQuery {
 }
 
 /** GET /api/v2/documents and its live twin /api/v2/documents/all. */
-const listDocuments: OperationHandler = (context) => {
+const listDocuments: OperationHandler<Instance> = (context) => {
   const results = context.instance.fake.listDocuments(principalOf(context), listQueryOf(context));
   const body = { success: true, apiRequestUid: context.requestId, description: LIST_DESCRIPTION, results };
   // Rows are frozen and made once per stored document (see `toSummary`), so their JSON texts are too.
@@ -83,7 +81,7 @@ const listDocuments: OperationHandler = (context) => {
 };
 
 /** The batch calls: the domain plans and applies, the notices go to the journal. */
-function batch(mode: 'replace' | 'merge' | 'create'): OperationHandler {
+function batch(mode: 'replace' | 'merge' | 'create'): OperationHandler<Instance> {
   return (context) => {
     const { notices } = context.instance.fake.batchUpdate(principalOf(context), context.request.body, mode);
     for (const notice of notices) context.notice(notice);
@@ -91,7 +89,7 @@ function batch(mode: 'replace' | 'merge' | 'create'): OperationHandler {
   };
 }
 
-export const vendorHandlers: HandlerTable = {
+export const vendorHandlers: HandlerTable<Instance> = {
   createClientToken: (context) => {
     const body = context.request.body as { scope: string; content: string };
     const result = context.instance.fake.issueToken({
@@ -134,7 +132,7 @@ export const vendorHandlers: HandlerTable = {
       .ascii(',"id":')
       .value(body.id)
       .ascii(',"details":')
-      .append(detailTexts.of(body.details))
+      .append(context.instance.detailTexts.of(body.details))
       .ascii(',"apiRequestUid":')
       .value(body.apiRequestUid)
       .ascii('}');

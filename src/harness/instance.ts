@@ -1,4 +1,5 @@
 import type { Options, Settings } from '../config.js';
+import { RecentJsonTexts } from '../contract/json-text.js';
 import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
 import { FaultList } from './faults.js';
@@ -15,6 +16,12 @@ export class Instance {
   readonly fake: Fake;
   readonly journal: Journal;
   readonly faults: FaultList;
+  /**
+   * The JSON texts of the details read most recently (10,000 texts, 16 MiB at most): reads send
+   * them without serialising the same details again. Details are never edited in place, so a
+   * text never goes stale; gone with the instance.
+   */
+  readonly detailTexts = new RecentJsonTexts(10_000, 16 * 1024 * 1024);
 
   constructor(id: string | undefined, fake: Fake, journalLimit: number) {
     this.id = id;

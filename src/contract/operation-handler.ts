@@ -1,14 +1,17 @@
 import type { Principal } from '../domain/fake.js';
 import type { Notice } from '../errors.js';
-import type { JsonText } from './handlers/json-text.js';
-import type { Instance } from './instance.js';
+import type { JsonText } from './json-text.js';
 import type { Operation } from './operations.js';
 import type { ValidRequest } from './request-validator.js';
 
-/** A plain request, already checked against the spec: what a handler sees. */
-export interface OperationContext {
+/**
+ * A plain request, already checked against the spec: what a handler sees. `TInstance` is what
+ * serves the request (the HTTP layer's instance: a fake with its journal and faults); the
+ * contract neither knows nor needs its shape.
+ */
+export interface OperationContext<TInstance = unknown> {
   operation: Operation;
-  instance: Instance;
+  instance: TInstance;
   /** Set for operations that need an access token. */
   principal: Principal | undefined;
   request: ValidRequest;
@@ -30,6 +33,8 @@ export interface OperationResult {
   headers?: Record<string, string>;
 }
 
-export type OperationHandler = (context: OperationContext) => OperationResult | Promise<OperationResult>;
+export type OperationHandler<TInstance = unknown> = (
+  context: OperationContext<TInstance>,
+) => OperationResult | Promise<OperationResult>;
 
-export type HandlerTable = Partial<Record<string, OperationHandler>>;
+export type HandlerTable<TInstance = unknown> = Partial<Record<string, OperationHandler<TInstance>>>;

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { createResponseChecker, type ResponseChecker } from '../contract/response-validator.js';
+import type { OpenApiDocument } from '../contract/spec-document.js';
 import type { Violation } from '../errors.js';
 import type { Instance } from './instance.js';
 import type { JournalEntry } from './journal.js';
-import { createResponseChecker, type ResponseChecker } from './response-validator.js';
-import type { OpenApiDocument } from './spec-document.js';
 
 function flatHeaders(res: ServerResponse): Record<string, string> {
   const out: Record<string, string> = {};

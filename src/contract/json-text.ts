@@ -7,6 +7,8 @@
  * rescanning the whole body.
  */
 
+import { LRUCache } from 'lru-cache';
+
 /** A JSON text and its length in UTF-8 bytes. */
 export interface JsonText {
   text: string;
@@ -31,26 +33,34 @@ export function jsonTextOf(value: object): JsonText {
 }
 
 /**
- * The JSON texts of the objects serialised most recently, at most `limit` of them (the oldest
- * dropped first): for objects too many and too large to keep a text beside each, such as the
- * details of every document read, so memory stays bounded however many documents are read.
+ * The JSON texts of the objects serialised most recently, least recently used dropped first,
+ * within `maxEntries` texts and `maxBytes` of text: for objects too many and too large to keep a
+ * text beside each, such as the details of every document read, so memory stays bounded however
+ * many documents are read. Owned by an instance, so it goes with it.
  */
 export class RecentJsonTexts {
-  readonly #texts = new Map<object, JsonText>();
+  readonly #texts: LRUCache<object, JsonText>;
 
-  constructor(readonly limit: number) {}
+  constructor(maxEntries: number, maxBytes: number) {
+    this.#texts = new LRUCache<object, JsonText>({
+      max: maxEntries,
+      maxSize: maxBytes,
+      // A text larger than the whole budget is made and sent, just not kept.
+      sizeCalculation: (json) => Math.max(1, json.bytes),
+    });
+  }
 
   of(value: object): JsonText {
     let json = this.#texts.get(value);
     if (json === undefined) {
       json = toJsonText(value);
-      if (this.#texts.size >= this.limit) {
-        const oldest = this.#texts.keys().next();
-        if (!oldest.done) this.#texts.delete(oldest.value);
-      }
-      this.#texts.set(value, json);
+      if (json.bytes <= this.#texts.maxSize) this.#texts.set(value, json);
     }
     return json;
+  }
+
+  get size(): number {
+    return this.#texts.size;
   }
 }
 

@@ -26,7 +26,7 @@ export interface LoadedSpec {
   json: string;
 }
 
-/** `spec/openapi.yaml` of this package; the same relative place from `src/http` and `dist/http`. */
+/** `spec/openapi.yaml` of this package; the same relative place from `src/contract` and `dist/contract`. */
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
 
 /**

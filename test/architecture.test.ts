@@ -1,0 +1,82 @@
+import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The layers of `src/`, each importing only the ones below it:
+ *
+ *   cli.ts, index.ts   entry points
+ *   http/              the Express app: routers, middleware, handlers
+ *   harness/           what a test tool keeps per instance: journal, faults, sessions, controls
+ *   contract/          the spec: document, operations, validators, fallback mocker, handler types
+ *   domain/            the fake itself: store, queries, writes, tokens, fixtures
+ *   config.ts, errors.ts, logger.ts, precompiled-validators.ts   shared by all
+ *
+ * Only `http/` (and the entry points) may import Express; no module may import itself back
+ * through others.
+ */
+
+const rules: IForbiddenRuleType[] = [
+  { name: 'no-cycle', severity: 'error', from: {}, to: { circular: true } },
+  {
+    name: 'domain-is-the-floor',
+    severity: 'error',
+    from: { path: '^src/domain/' },
+    to: { path: '^src/(contract|harness|http)/|^src/(cli|index)\\.ts$' },
+  },
+  {
+    name: 'contract-below-harness',
+    severity: 'error',
+    from: { path: '^src/contract/' },
+    to: { path: '^src/(harness|http)/|^src/(cli|index)\\.ts$' },
+  },
+  {
+    name: 'harness-below-http',
+    severity: 'error',
+    from: { path: '^src/harness/' },
+    to: { path: '^src/http/|^src/(cli|index)\\.ts$' },
+  },
+  {
+    name: 'express-only-in-http',
+    severity: 'error',
+    from: { path: '^src/(domain|contract|harness)/' },
+    to: { path: '(^|/)node_modules/(express|body-parser|cors)/' },
+  },
+];
+
+/** Cruises `paths` with the project's tsconfig, so `./x.js` imports resolve to `./x.ts`. */
+async function cruiseWith(paths: string[], forbidden: IForbiddenRuleType[]): Promise<ICruiseResult> {
+  const result = await cruise(
+    paths,
+    {
+      validate: true,
+      ruleSet: { forbidden },
+      tsPreCompilationDeps: true,
+      tsConfig: { fileName: 'tsconfig.json' },
+      exclude: { path: '\\.d\\.ts$' },
+      doNotFollow: { path: 'node_modules' },
+    },
+    {},
+    { tsConfig: extractTSConfig('tsconfig.json') },
+  );
+  return result.output as ICruiseResult;
+}
+
+describe('the house: imports run one way', () => {
+  it('has no import cycle and no import against the layers', async () => {
+    const output = await cruiseWith(['src'], rules);
+    expect(output.summary.totalCruised).toBeGreaterThan(40);
+    // Imports were followed, not left unresolved (which would make every rule pass).
+    const unresolved = output.modules.flatMap((m) =>
+      m.dependencies.filter((d) => d.couldNotResolve).map((d) => `${m.source} -> ${d.module}`),
+    );
+    expect(unresolved).toEqual([]);
+    const broken = output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+    expect(broken).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check is live)', async () => {
+    const output = await cruiseWith(['test/fixtures/architecture'], [rules[0] as IForbiddenRuleType]);
+    expect(output.summary.violations.map((v) => v.rule.name)).toContain('no-cycle');
+  });
+});

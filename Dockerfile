@@ -14,7 +14,7 @@ COPY scripts ./scripts
 COPY spec ./spec
 COPY src ./src
 RUN npm ci --no-audit --no-fund \
- && test -f dist/cli.js && test -f dist/index.js \
+ && test -f dist/cli.js && test -f dist/index.js && test -f dist/start.js && test -f dist/bundle/cli.js \
  && find dist -type f \( -name '*.d.ts' -o -name '*.map' \) -delete
 
 # --- production dependencies only, no lifecycle scripts; cached apart from the source ---------

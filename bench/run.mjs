@@ -26,6 +26,7 @@ import {
   waitFor,
 } from './lib/proc.mjs';
 import { evaluateTargets, machineInfo, printReport } from './lib/report.mjs';
+import { measureStartupRatios } from './startup-ratios.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const NODE = process.execPath;
@@ -39,6 +40,7 @@ const CONFIG = {
   warmupSeconds: env('BENCH_WARMUP', 2),
   durationSeconds: env('BENCH_DURATION', 6),
   startupRuns: env('BENCH_STARTUP_RUNS', 5),
+  startupRounds: env('BENCH_STARTUP_ROUNDS', 11),
   resetRounds: env('BENCH_RESET_ROUNDS', 200),
   loadWarmRuns: 2,
 };
@@ -64,7 +66,7 @@ const log = (message) => process.stderr.write(`${message}\n`);
 // The servers under test
 
 const fakeArgs = (port, fixtures, logLevel) => [
-  join(ROOT, 'dist/cli.js'),
+  join(ROOT, 'dist/start.js'),
   '--port',
   String(port),
   '--log-level',
@@ -72,7 +74,7 @@ const fakeArgs = (port, fixtures, logLevel) => [
   ...(fixtures ? ['--fixtures', fixtures] : []),
 ];
 
-/** The fake from dist/cli.js; logging off unless `logLevel` says otherwise (the log goes to /dev/null). */
+/** The fake as `npm start` runs it (dist/start.js, the bundle); logging off unless `logLevel` says otherwise (the log goes to /dev/null). */
 async function startFake(fixtures, { preload, logLevel = 'silent' } = {}) {
   const port = await freePort();
   const node = preload ? ['--expose-gc', '--import', preload] : [];
@@ -369,6 +371,7 @@ async function main() {
     });
     const { results, checks } = await throughput(data, tmp);
     const startupResult = await startup(data);
+    const startupRatios = await measureStartupRatios(CONFIG.startupRounds, log);
     const reset = await resetTime(data);
     log(`load: createMockServer and the fixture loader on ${CONFIG.largeDocuments} documents`);
     const load = await runInProcess(['load', data.files[CONFIG.largeDocuments], String(CONFIG.loadWarmRuns)]);
@@ -386,6 +389,7 @@ async function main() {
       throughput: results,
       checks,
       startup: startupResult,
+      startupRatios,
       reset,
       load,
       large,

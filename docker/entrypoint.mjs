@@ -37,4 +37,4 @@ for (const [signal, code] of Object.entries(SIGNALS)) {
   });
 }
 
-await import('../dist/cli.js');
+await import('../dist/start.js');

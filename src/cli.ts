@@ -1,20 +1,16 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ConfigError, OPTION_SPECS, type Options, optionsFromEnv, parseOptionValue } from './config.js';
 import { FixtureError } from './domain/fixtures/fixture-error.js';
 import { createMockServer, type MockServer } from './index.js';
+import { PACKAGE_VERSION } from './package-root.js';
 
 /** The command line: the only place (with the Docker entry point) that reads the environment and listens. */
-
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
 
 function buildCommand(): Command {
   const command = new Command('passportal-docs-fake')
     .description('A faithful fake of the Passportal Documents API v2 for contract testing.')
-    .version(pkg.version)
+    .version(PACKAGE_VERSION)
     .showHelpAfterError()
     .addHelpText(
       'after',

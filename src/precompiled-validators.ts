@@ -8,15 +8,15 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { packagePath } from './package-root.js';
 
 const require = createRequire(import.meta.url);
 
 /** The request validators of the default spec: `dist/request-validators.cjs` beside the compiled code. */
-export const REQUEST_VALIDATORS_PATH = fileURLToPath(new URL('./request-validators.cjs', import.meta.url));
+export const REQUEST_VALIDATORS_PATH = packagePath('dist/request-validators.cjs');
 /** The fixture-set validator: `dist/fixture-validator.cjs`. */
-export const FIXTURE_VALIDATOR_PATH = fileURLToPath(new URL('./fixture-validator.cjs', import.meta.url));
+export const FIXTURE_VALIDATOR_PATH = packagePath('dist/fixture-validator.cjs');
 
 /** Bump when the shape of the generated modules or of what they are generated from changes. */
 const FORMAT = 'precompiled-validators/1';

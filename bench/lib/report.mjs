@@ -94,6 +94,9 @@ export function evaluateTargets(report) {
     atLeast('read CPU per request: Express ÷ fake (supplementary)', 0.8, cpuVsExpress('read')),
     atMost('start-up to healthy (median)', 250, startup, 'ms'),
     atMost('start-up ÷ Prism start-up', 1 / 3, ratio(startup, prismStartup), 'x', 0.33),
+    ...Object.entries(report.startupRatios?.starts ?? {}).map(([name, s]) =>
+      atMost(`start-up ÷ node -e 0: ${name}`, 2, s.ratio, 'x'),
+    ),
     atMost('reset at 10,000 documents (median)', 20, report.reset.medianMs, 'ms'),
     atMost('RSS with 100,000 documents (after GC)', 250, report.large.memoryAfterLoad.rss / MB, 'MB'),
     atMost('list p99 at 100,000 documents', 25, report.large.list.latencyMs.p99, 'ms'),
@@ -160,6 +163,16 @@ export function formatReport(report) {
   row('start-up to first list answer, default fixtures (median)', fmt(s.fakeToFirstList.medianMs, 'ms'));
   row('start-up to healthy, 10,000 documents (median)', fmt(s.fakeToHealthy10k.medianMs, 'ms'));
   row('Prism start-up to first answer (median)', fmt(s.prismToFirstAnswer.medianMs, 'ms'));
+  const r = report.startupRatios;
+  if (r) {
+    row(`node -e 0, side by side (median of ${r.rounds})`, fmt(r.bareNodeMs, 'ms'));
+    for (const [name, x] of Object.entries(r.starts)) {
+      row(
+        `start-up to healthy: ${name} (median; ÷ node -e 0)`,
+        `${fmt(x.medianMs, 'ms')} (${num(x.ratio, 2)}×)`,
+      );
+    }
+  }
   row(
     `reset at ${num(report.reset.documents)} documents, ${report.reset.via} (median / p95 of ${report.reset.rounds})`,
     `${fmt(report.reset.medianMs, 'ms')} / ${fmt(report.reset.p95Ms, 'ms')}`,

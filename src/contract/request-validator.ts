@@ -39,67 +39,96 @@ export interface ValidRequest {
   body: unknown;
 }
 
-/** Checks a request; notices about how it was read (query spellings, repeats) go to `notices`. */
-export type RequestValidator = (request: RawRequest, notices?: Notice[]) => ValidRequest;
+/** Where notices go: an object whose `notices` list is made on the first one (no allocation otherwise). */
+export interface NoticeSink {
+  notices: Notice[] | undefined;
+}
+
+/** Checks a request; notices about how it was read (query spellings, repeats) go to `sink`. */
+export type RequestValidator = (request: RawRequest, sink?: NoticeSink) => ValidRequest;
+
+function note(sink: NoticeSink, notice: Notice): void {
+  if (sink.notices === undefined) sink.notices = [notice];
+  else sink.notices.push(notice);
+}
 
 /**
- * Reads a query parameter as leniently as the live service, never silently: an empty value
+ * Reads an operation's query as leniently as the live service, never silently: an empty value
  * (`?orderBy&searchTxt=`, as the vendor's own example sends them) means "not given"; a spelling
- * from `x-aliases` (`clientID`, `orderBY`) is read when the parameter itself is absent; a
- * repeated parameter takes its last value. Undefined when the parameter is not given.
+ * from `x-aliases` (`clientID`, `orderBY`) is read when the parameter itself is not given; a
+ * repeated parameter takes its last value; a parameter the operation does not have is ignored.
+ * Each but the first is noted. One pass over the keys sent, looked up in a map made once.
  */
-function readQueryValue(source: Record<string, unknown>, def: ParameterDef, notices: Notice[]): unknown {
-  let name = def.name;
-  let raw = Object.hasOwn(source, name) ? source[name] : undefined;
-  for (const alias of def.aliases) {
-    if (!Object.hasOwn(source, alias) || isEmptyValue(source[alias])) continue;
-    if (raw === undefined || isEmptyValue(raw)) {
-      name = alias;
-      raw = source[alias];
-      notices.push({
+class QueryReader {
+  readonly #byName = new Map<string, ParameterDef>();
+  readonly #operation: string;
+  readonly #defs: ParameterDef[];
+
+  constructor(defs: ParameterDef[], operation: Operation) {
+    this.#defs = defs;
+    this.#operation = `${operation.method.toUpperCase()} ${operation.path}`;
+    for (const def of defs) {
+      this.#byName.set(def.name, def);
+      for (const alias of def.aliases) this.#byName.set(alias, def);
+    }
+  }
+
+  read(source: Record<string, unknown>, sink: NoticeSink): Record<string, unknown> {
+    const values: Record<string, unknown> = Object.create(null);
+    let aliased: Array<[string, ParameterDef, unknown]> | undefined;
+    for (const key of Object.keys(source)) {
+      const def = this.#byName.get(key);
+      if (def === undefined) {
+        this.#noteUnknown(key, sink);
+        continue;
+      }
+      const value = lastValue(key, source[key], sink);
+      if (value === undefined) continue;
+      if (key === def.name)
+        values[key] = def.caseInsensitive && typeof value === 'string' ? value.toLowerCase() : value;
+      else (aliased ??= []).push([key, def, value]);
+    }
+    // Rare: a spelling variant, read once the canonical spellings are known (they win).
+    for (const [alias, def, value] of aliased ?? []) {
+      if (def.name in values) {
+        note(sink, {
+          location: `query.${alias}`,
+          message: `ignored: ${def.name} was sent too, and wins; send only ${def.name}`,
+        });
+        continue;
+      }
+      values[def.name] = def.caseInsensitive && typeof value === 'string' ? value.toLowerCase() : value;
+      note(sink, {
         location: `query.${alias}`,
         message: `read as ${def.name}: "${alias}" is a spelling from the vendor's examples, not its parameter table; send ${def.name}`,
       });
-    } else {
-      notices.push({
-        location: `query.${alias}`,
-        message: `ignored: ${def.name} was sent too, and wins; send only ${def.name}`,
-      });
     }
+    return values;
   }
-  if (Array.isArray(raw)) {
-    const values = raw.filter((v) => !isEmptyValue(v));
-    if (values.length > 1) {
-      notices.push({
-        location: `query.${name}`,
-        message: `sent ${values.length} times; the last value (${JSON.stringify(values.at(-1))}) is used; send it once`,
-      });
-    }
-    raw = values.at(-1);
-  }
-  return raw === undefined || isEmptyValue(raw) ? undefined : raw;
-}
 
-const isEmptyValue = (value: unknown): boolean =>
-  value === '' || (Array.isArray(value) && value.every((v) => v === ''));
-
-/** Query parameters the operation does not declare (under any spelling): ignored, with a notice. */
-function noteUnknownParameters(
-  source: Record<string, unknown>,
-  defs: ParameterDef[],
-  operation: Operation,
-  notices: Notice[],
-): void {
-  for (const name of Object.keys(source)) {
-    if (defs.some((d) => d.name === name || d.aliases.includes(name))) continue;
-    const close = defs.find((d) => d.name.toLowerCase() === name.toLowerCase());
-    notices.push({
+  #noteUnknown(name: string, sink: NoticeSink): void {
+    const close = this.#defs.find((d) => d.name.toLowerCase() === name.toLowerCase());
+    note(sink, {
       location: `query.${name}`,
       message: close
-        ? `not a parameter of ${operation.method.toUpperCase()} ${operation.path}; ignored (parameter names are case-sensitive: did you mean ${close.name}?)`
-        : `not a parameter of ${operation.method.toUpperCase()} ${operation.path}; ignored`,
+        ? `not a parameter of ${this.#operation}; ignored (parameter names are case-sensitive: did you mean ${close.name}?)`
+        : `not a parameter of ${this.#operation}; ignored`,
     });
   }
+}
+
+/** A query value as read: the last of repeated values (noted), undefined when empty. */
+function lastValue(name: string, raw: unknown, sink: NoticeSink): unknown {
+  if (raw === '') return undefined;
+  if (!Array.isArray(raw)) return raw;
+  const values = raw.filter((v) => v !== '');
+  if (values.length > 1) {
+    note(sink, {
+      location: `query.${name}`,
+      message: `sent ${values.length} times; the last value (${JSON.stringify(values.at(-1))}) is used; send it once`,
+    });
+  }
+  return values.at(-1);
 }
 
 /** Qualifies local `$ref`s so a schema lifted out of the spec still resolves against it. */
@@ -228,27 +257,23 @@ export function createValidatorFactory(
       bodies.set(mediaType, compiler.body(operation, mediaType, schema));
     }
 
-    const queryDefs = groups.find((g) => g.location === 'query')?.defs ?? [];
-    return (request, notices = []) => {
+    const queryReader = new QueryReader(groups.find((g) => g.location === 'query')?.defs ?? [], operation);
+    return (request, sink = { notices: undefined }) => {
       const out: ValidRequest = { params: Object.create(null), query: Object.create(null), body: undefined };
-      // A query with nothing the operation declares is read only to note what was ignored.
-      if (queryDefs.length === 0) noteUnknownParameters(request.query, queryDefs, operation, notices);
+      // Read even when the operation declares no query parameter: what was ignored is noted.
+      const query = queryReader.read(request.query, sink);
       for (const { location, defs, validate } of groups) {
         if (!validate) continue;
-        const source =
-          location === 'path' ? request.params : location === 'query' ? request.query : request.headers;
-        const values: Record<string, unknown> = Object.create(null);
-        if (location === 'query') noteUnknownParameters(source, defs, operation, notices);
-        for (const def of defs) {
-          let raw: unknown;
-          if (location === 'query') {
-            raw = readQueryValue(source, def, notices);
-            if (raw === undefined) continue;
-          } else {
+        let values: Record<string, unknown>;
+        if (location === 'query') values = query;
+        else {
+          const source = location === 'path' ? request.params : request.headers;
+          values = Object.create(null);
+          for (const def of defs) {
             if (!Object.hasOwn(source, def.name)) continue;
-            raw = source[def.name];
+            const raw = source[def.name];
+            values[def.name] = def.caseInsensitive && typeof raw === 'string' ? raw.toLowerCase() : raw;
           }
-          values[def.name] = def.caseInsensitive && typeof raw === 'string' ? raw.toLowerCase() : raw;
         }
         if (!validate(values)) throw parameterError(location, defs, validate.errors ?? []);
         if (location === 'path') out.params = values;

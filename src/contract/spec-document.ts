@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../package-root.js';
 
 /** The parts of an OpenAPI 3.1 document the fake reads. */
 const require = createRequire(import.meta.url);
@@ -27,14 +27,14 @@ export interface LoadedSpec {
 }
 
 /** `spec/openapi.yaml` of this package; the same relative place from `src/contract` and `dist/contract`. */
-export const DEFAULT_SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+export const DEFAULT_SPEC_PATH = packagePath('spec/openapi.yaml');
 
 /**
  * The build writes the parsed default spec beside the compiled code, keyed by the SHA-256 of the
  * YAML it came from: parsing YAML costs more start-up time than anything else the server does,
  * and the key makes an edited spec win over a stale copy.
  */
-export const SPEC_CACHE_PATH = fileURLToPath(new URL('../openapi.cache.json', import.meta.url));
+export const SPEC_CACHE_PATH = packagePath('dist/openapi.cache.json');
 
 export function hashText(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');

@@ -159,7 +159,6 @@ function createOperationRun(
         if (token === undefined) throw missingToken(tokenHeaderNames);
         principal = state.instance.fake.authenticate(token);
       }
-      const notices: Notice[] = [];
       const request = validate(
         {
           params,
@@ -170,9 +169,9 @@ function createOperationRun(
           body: req.body,
           mediaType: mediaTypeOf(req),
         },
-        notices,
+        // The request state collects the notices (its list is made on the first one).
+        state,
       );
-      for (const notice of notices) addNotice(state, notice);
       result = handler(new HttpOperationContext(operation, state, principal, request, req));
       // The usual case (every vendor handler) stays synchronous: no promise per request.
       if (!(result instanceof Promise)) {

@@ -53,6 +53,10 @@ export interface Options {
   corsOrigins: string;
   /** Requests kept in the journal (oldest dropped first). */
   journalLimit: number;
+  /** Bytes the journal of one instance may hold (bodies, headers, queries); oldest dropped first. */
+  journalBytes: number;
+  /** Largest request or response body the journal keeps whole; larger ones are summarised. */
+  journalBodyBytes: number;
   /** Sessions idle this long (seconds) are removed. */
   sessionIdleSeconds: number;
   /** Most sessions at once; one more gets 429. */
@@ -279,6 +283,22 @@ export const OPTION_SPECS: OptionSpec[] = [
     kind: int(0, 1_000_000),
     default: 1000,
     description: 'requests kept in the journal',
+  },
+  {
+    key: 'journalBytes',
+    flag: '--journal-bytes',
+    env: 'JOURNAL_BYTES',
+    kind: int(65_536, 4_294_967_296),
+    default: 33_554_432,
+    description: 'bytes the journal of one instance may hold (oldest requests dropped first)',
+  },
+  {
+    key: 'journalBodyBytes',
+    flag: '--journal-body-bytes',
+    env: 'JOURNAL_BODY_BYTES',
+    kind: int(256, 67_108_864),
+    default: 65_536,
+    description: 'largest body the journal keeps whole (larger: size, SHA-256 and first bytes)',
   },
   {
     key: 'sessionIdleSeconds',

@@ -46,6 +46,12 @@ export const ERROR_KINDS = {
     message: 'invalid batch',
     meaning: 'an item of a batch update is rejected',
   },
+  invalidParameter: {
+    status: 400,
+    code: 0,
+    message: 'invalid parameter',
+    meaning: 'an admin call with a filter or paging value out of range',
+  },
   unknownDetailKeys: {
     status: 400,
     code: 0,
@@ -101,6 +107,12 @@ export const ERROR_KINDS = {
     message: 'Session not found',
     meaning: 'unknown or deleted session',
   },
+  requestNotFound: {
+    status: 404,
+    code: 0,
+    message: 'Request not found',
+    meaning: 'a journal entry the journal no longer holds',
+  },
   methodNotAllowed: {
     status: 405,
     code: 3000,
@@ -153,6 +165,27 @@ export interface Notice {
   location: string;
   /** What was relied on, and what to send instead. */
   message: string;
+}
+
+/** Most violations an error lists; the rest are counted in a last entry. */
+export const MAX_LISTED_VIOLATIONS = 100;
+
+/**
+ * At most `max` violations, the last saying how many more there were: an error answers in a
+ * bounded size however many problems a request has (a batch of 80,000 bad items, a fixture set
+ * of 40,000 bad documents).
+ */
+export function capViolations(
+  violations: Violation[],
+  max = MAX_LISTED_VIOLATIONS,
+  location = 'body',
+): Violation[] {
+  if (violations.length <= max) return violations;
+  const more = violations.length - max;
+  return [
+    ...violations.slice(0, max),
+    { location, message: `and ${more} more problem${more === 1 ? '' : 's'} (the first ${max} are listed)` },
+  ];
 }
 
 export class ApiError extends Error {

@@ -38,6 +38,7 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['getState', 'get', '/__admin/state'],
   ['listRequests', 'get', '/__admin/requests'],
   ['clearRequests', 'delete', '/__admin/requests'],
+  ['getRequest', 'get', '/__admin/requests/{requestId}'],
   ['listViolations', 'get', '/__admin/violations'],
   ['listNotices', 'get', '/__admin/notices'],
   ['createFault', 'post', '/__admin/faults'],

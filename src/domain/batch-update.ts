@@ -17,7 +17,7 @@
  *   PATCH's semantics (an item without `details` sends none: template fields become null, as
  *   the spec states). merge: only what is sent changes.
  */
-import { ApiError, type Notice, type Violation } from '../errors.js';
+import { ApiError, capViolations, type Notice, type Violation } from '../errors.js';
 import {
   buildDetails,
   type DetailsMode,
@@ -229,7 +229,7 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
 }
 
 function batchError(problems: Problem[]): ApiError {
-  const errors: Violation[] = problems.map(({ location, message }) => ({ location, message }));
+  const errors: Violation[] = capViolations(problems.map(({ location, message }) => ({ location, message })));
   if (problems.every((p) => p.notFound)) return new ApiError('notFound', 'not found.', errors);
   const first = problems[0];
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';

@@ -1,7 +1,7 @@
 import { FixtureError } from '../domain/fixtures/fixture-error.js';
 import { buildDataset } from '../domain/fixtures/load-fixtures.js';
 import type { Dataset } from '../domain/types.js';
-import { ApiError } from '../errors.js';
+import { ApiError, capViolations } from '../errors.js';
 
 /**
  * Validates a fixture set that arrived over HTTP (or from the programmatic API). A rejected set
@@ -22,7 +22,11 @@ export function datasetFromInput(raw: unknown, file: string, fresh = false): Dat
     throw new ApiError(
       'invalidBody',
       `fixture set rejected: ${count} problem${count === 1 ? '' : 's'}`,
-      error.problems.map((p) => ({ location: `${p.file}${p.path}`, message: p.message })),
+      capViolations(
+        error.problems.map((p) => ({ location: `${p.file}${p.path}`, message: p.message })),
+        undefined,
+        file,
+      ),
     );
   }
 }

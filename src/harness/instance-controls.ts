@@ -71,7 +71,7 @@ export function controlsOf(instance: Instance, checks: ControlChecks): InstanceC
     state: () => fake.snapshot(),
     requests: async (filter) => {
       await journal.settled();
-      return journal.list(filter).map(viewEntry);
+      return journal.list(filter).map((entry) => viewEntry(entry));
     },
     clearRequests: () => journal.clear(),
     violations: async () => {

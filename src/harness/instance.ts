@@ -3,7 +3,7 @@ import { RecentJsonTexts } from '../contract/json-text.js';
 import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
 import { FaultList } from './faults.js';
-import { Journal } from './journal.js';
+import { Journal, type JournalLimits } from './journal.js';
 
 /**
  * One whole fake as the HTTP layer sees it: the root instance, or one per session. Everything a
@@ -23,10 +23,10 @@ export class Instance {
    */
   readonly detailTexts = new RecentJsonTexts(10_000, 16 * 1024 * 1024);
 
-  constructor(id: string | undefined, fake: Fake, journalLimit: number) {
+  constructor(id: string | undefined, fake: Fake, journal: JournalLimits) {
     this.id = id;
     this.fake = fake;
-    this.journal = new Journal(journalLimit);
+    this.journal = new Journal(journal);
     this.faults = new FaultList();
   }
 
@@ -49,8 +49,15 @@ export class Instance {
 export function createInstance(
   id: string | undefined,
   dataset: Dataset,
-  options: Pick<Options, 'journalLimit'>,
+  options: Pick<Options, 'journalLimit' | 'journalBytes' | 'journalBodyBytes'>,
   settings: Settings,
 ): Instance {
-  return new Instance(id, new Fake(dataset, settings), options.journalLimit);
+  return new Instance(id, new Fake(dataset, settings), journalLimitsOf(options));
+}
+
+/** The journal's bounds from the server's options. */
+export function journalLimitsOf(
+  options: Pick<Options, 'journalLimit' | 'journalBytes' | 'journalBodyBytes'>,
+): JournalLimits {
+  return { entries: options.journalLimit, bytes: options.journalBytes, bodyBytes: options.journalBodyBytes };
 }

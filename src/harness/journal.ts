@@ -1,12 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Notice, Violation } from '../errors.js';
+import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
 
 /**
  * The request journal of one instance: the vendor API requests it received, newest last, each
- * with the response and the contract violations found. Bounded (`journalLimit`, oldest dropped)
- * so a long-running fake never grows without limit. Plain TypeScript: the recording middleware
- * (`request-recorder.ts`) fills it, the admin API and the programmatic API read it.
+ * with the response and the findings (violations, notices). Bounded by count (`journalLimit`) and
+ * by size (`journalBytes`), oldest dropped first, so a long-running fake never grows without
+ * limit whatever clients send; bodies are kept as text up to `journalBodyBytes` each and
+ * summarised beyond (`kept-body.ts`). Plain TypeScript: the recording middleware fills it, the
+ * admin API and the programmatic API read it.
  */
 
 /** What the recorder knows when a request is over. Kept raw; converted to JSON only when read. */
@@ -20,13 +23,13 @@ export interface JournalRecord {
   search: string;
   /** As the client sent them, token values included (this is a test tool). */
   headers: IncomingHttpHeaders;
-  /** The parsed body; a Buffer for other media types; undefined when none was sent. */
-  body: unknown;
+  /** The body as sent; undefined when none was sent. */
+  body: KeptBody | undefined;
   /** Undefined when no response was sent (connection dropped). */
   status: number | undefined;
   durationMs: number;
   /** The response body as sent. */
-  response: unknown;
+  response: KeptBody | undefined;
   operationId: string | undefined;
   /** The id of the fault that applied, if any. */
   fault: string | undefined;
@@ -41,16 +44,38 @@ export interface JournalRecord {
 export interface JournalEntry extends JournalRecord {
   /** Increasing for the instance's whole life (not reset by clear or reset). */
   id: number;
+  /** What the entry costs the byte budget (fixed when recorded). */
+  weight: number;
 }
 
 export interface JournalFilter {
   /** Case-insensitive. */
   method?: string;
-  /** Exact, relative to the instance. */
+  /** Relative to the instance: exact, or a prefix when it ends in `*`. */
   path?: string;
   status?: number;
   /** Only entries with a greater id. */
   since?: number;
+  /** Only entries with violations. */
+  violations?: boolean;
+  /** Only entries with notices. */
+  notices?: boolean;
+}
+
+export interface JournalPage {
+  /** `asc`: oldest first (default); `desc`: newest first. */
+  order?: 'asc' | 'desc';
+  offset?: number;
+  limit?: number;
+}
+
+export interface JournalLimits {
+  /** Most entries kept. */
+  entries: number;
+  /** Most bytes kept (bodies, headers, query), oldest entries dropped first. */
+  bytes: number;
+  /** Largest body (request or response) kept whole; larger ones are summarised. */
+  bodyBytes: number;
 }
 
 /** The JSON form of an entry (the shape of `GET /__admin/requests`). */
@@ -62,9 +87,14 @@ export interface JournalEntryView {
   query: Record<string, unknown>;
   headers: IncomingHttpHeaders;
   body?: unknown;
+  /** In listings: the body was longer than the preview; `body` holds its start. */
+  bodyTruncated?: true;
+  bodyBytes?: number;
   status?: number;
   durationMs: number;
   response?: unknown;
+  responseTruncated?: true;
+  responseBytes?: number;
   operationId?: string;
   fault?: string;
   dropped?: true;
@@ -95,25 +125,32 @@ export interface NoticeRecord {
   notices: Notice[];
 }
 
-/** A list that keeps its newest `limit` items; amortised O(1) per push. */
+/** A list that keeps its newest `limit` items; amortised O(1) per push and shift. */
 class BoundedList<T> {
   #items: Array<T | undefined> = [];
   #start = 0;
 
   constructor(readonly limit: number) {}
 
-  push(item: T): void {
-    if (this.limit <= 0) return;
+  /** Adds `item`; answers the item dropped to stay within the limit, if any. */
+  push(item: T): T | undefined {
+    if (this.limit <= 0) return item;
     this.#items.push(item);
-    if (this.#items.length - this.#start > this.limit) {
-      this.#items[this.#start] = undefined;
-      this.#start++;
-      // Compacting costs O(limit) and happens at most once per `limit` pushes.
-      if (this.#start * 2 > this.#items.length) {
-        this.#items = this.#items.slice(this.#start);
-        this.#start = 0;
-      }
+    return this.size > this.limit ? this.shift() : undefined;
+  }
+
+  /** Removes and answers the oldest item. */
+  shift(): T | undefined {
+    if (this.size === 0) return undefined;
+    const item = this.#items[this.#start];
+    this.#items[this.#start] = undefined;
+    this.#start++;
+    // Compacting costs O(size) and happens at most once per `size` shifts.
+    if (this.#start * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#start);
+      this.#start = 0;
     }
+    return item;
   }
 
   values(): T[] {
@@ -130,27 +167,67 @@ class BoundedList<T> {
   }
 }
 
+/** What an entry costs besides its bodies: its headers, query, path and the record itself. */
+function entryWeight(record: JournalRecord): number {
+  let headers = 0;
+  for (const [name, value] of Object.entries(record.headers)) {
+    headers += name.length + (Array.isArray(value) ? value.join('').length : String(value ?? '').length);
+  }
+  return (
+    256 +
+    headers +
+    record.search.length +
+    record.path.length +
+    keptBytes(record.body) +
+    keptBytes(record.response)
+  );
+}
+
 export class Journal {
+  readonly limits: JournalLimits;
   readonly #entries: BoundedList<JournalEntry>;
+  readonly #byId = new Map<number, JournalEntry>();
   /** The violating entries, kept apart so a violation outlives busy stretches of valid traffic. */
   readonly #violating: BoundedList<JournalEntry>;
   /** The entries with notices, kept apart for the same reason. */
   readonly #noticed: BoundedList<JournalEntry>;
   readonly #pending = new Set<Promise<unknown>>();
   #nextId = 1;
+  #bytes = 0;
 
-  constructor(limit: number) {
-    this.#entries = new BoundedList(limit);
-    this.#violating = new BoundedList(limit);
-    this.#noticed = new BoundedList(limit);
+  constructor(limits: JournalLimits) {
+    this.limits = limits;
+    this.#entries = new BoundedList(limits.entries);
+    this.#violating = new BoundedList(limits.entries);
+    this.#noticed = new BoundedList(limits.entries);
   }
 
   record(record: JournalRecord): JournalEntry {
-    const entry: JournalEntry = Object.assign(record, { id: this.#nextId++ });
-    this.#entries.push(entry);
+    const entry: JournalEntry = Object.assign(record, { id: this.#nextId++, weight: entryWeight(record) });
+    this.#byId.set(entry.id, entry);
+    this.#bytes += entry.weight;
+    const dropped = this.#entries.push(entry);
+    if (dropped) this.#drop(dropped);
+    while (this.#bytes > this.limits.bytes && this.#entries.size > 1) {
+      const oldest = this.#entries.shift();
+      if (oldest) this.#drop(oldest);
+    }
     if (entry.violations.length > 0) this.#violating.push(entry);
     if (entry.notices.length > 0) this.#noticed.push(entry);
     return entry;
+  }
+
+  /**
+   * An entry leaves the journal; one still listed as a finding keeps its bodies only as summaries,
+   * so the findings lists stay small whatever the bodies were.
+   */
+  #drop(entry: JournalEntry): void {
+    this.#byId.delete(entry.id);
+    this.#bytes -= entry.weight;
+    if (entry.violations.length > 0 || entry.notices.length > 0) {
+      if (entry.body) entry.body = slimBody(entry.body);
+      if (entry.response) entry.response = slimBody(entry.response);
+    }
   }
 
   /** Adds violations found after the entry was recorded (response checks). */
@@ -172,79 +249,88 @@ export class Journal {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
 
+  /** The entries that match, oldest first. */
   list(filter: JournalFilter = {}): JournalEntry[] {
     const method = filter.method?.toUpperCase();
+    const path = filter.path;
+    const prefix = path?.endsWith('*') ? path.slice(0, -1) : undefined;
     return this.#entries
       .values()
       .filter(
         (e) =>
           (method === undefined || e.method === method) &&
-          (filter.path === undefined || e.path === filter.path) &&
+          (path === undefined || (prefix === undefined ? e.path === path : e.path.startsWith(prefix))) &&
           (filter.status === undefined || e.status === filter.status) &&
-          (filter.since === undefined || e.id > filter.since),
+          (filter.since === undefined || e.id > filter.since) &&
+          (filter.violations !== true || e.violations.length > 0) &&
+          (filter.notices !== true || e.notices.length > 0),
       );
   }
 
+  /** One page of the entries that match, and how many match in all. */
+  page(filter: JournalFilter, page: JournalPage = {}): { entries: JournalEntry[]; count: number } {
+    const matching = this.list(filter);
+    if (page.order === 'desc') matching.reverse();
+    const offset = page.offset ?? 0;
+    const limit = page.limit ?? matching.length;
+    return { entries: matching.slice(offset, offset + limit), count: matching.length };
+  }
+
+  /** The entry with this id, while the journal still holds it. */
+  get(id: number): JournalEntry | undefined {
+    return this.#byId.get(id);
+  }
+
   violations(): ViolationRecord[] {
-    return this.#violating.values().map((e) => ({
-      requestId: e.id,
-      time: new Date(e.arrivedAt).toISOString(),
-      method: e.method,
-      path: e.path,
-      status: e.status,
-      violations: e.violations,
-    }));
+    return this.#violating.values().map((e) => ({ ...findingBase(e), violations: e.violations }));
   }
 
   notices(): NoticeRecord[] {
-    return this.#noticed.values().map((e) => ({
-      requestId: e.id,
-      time: new Date(e.arrivedAt).toISOString(),
-      method: e.method,
-      path: e.path,
-      status: e.status,
-      notices: e.notices,
-    }));
+    return this.#noticed.values().map((e) => ({ ...findingBase(e), notices: e.notices }));
   }
 
   clear(): void {
     this.#entries.clear();
     this.#violating.clear();
     this.#noticed.clear();
+    this.#byId.clear();
+    this.#bytes = 0;
   }
 
   get size(): number {
     return this.#entries.size;
   }
-}
 
-/**
- * A recorded value as it can be listed. A body nested thousands of levels deep parses fine but
- * overflows the JSON serialiser: such a value is replaced by a note, so the listing still works.
- */
-function listable(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  try {
-    JSON.stringify(value);
-    return value;
-  } catch {
-    return '[not listed: nested too deeply to serialise]';
+  /** What the entries cost the byte budget. */
+  get bytes(): number {
+    return this.#bytes;
   }
 }
 
-/** The JSON form of an entry; a raw body becomes its UTF-8 text. */
-export function viewEntry(entry: JournalEntry): JournalEntryView {
+function findingBase(e: JournalEntry) {
   return {
+    requestId: e.id,
+    time: new Date(e.arrivedAt).toISOString(),
+    method: e.method,
+    path: e.path,
+    status: e.status,
+  };
+}
+
+/**
+ * The JSON form of an entry. Whole by default; with `previewBytes` (listings), a body or response
+ * longer than that is shown as the start of its text, flagged, with its size.
+ */
+export function viewEntry(entry: JournalEntry, previewBytes?: number): JournalEntryView {
+  const view: JournalEntryView = {
     id: entry.id,
     time: new Date(entry.arrivedAt).toISOString(),
     method: entry.method,
     path: entry.path,
-    query: parseQuery(entry.search),
+    query: { ...parseQuery(entry.search) },
     headers: entry.headers,
-    body: Buffer.isBuffer(entry.body) ? entry.body.toString('utf8') : listable(entry.body),
     status: entry.status,
     durationMs: entry.durationMs,
-    response: listable(entry.response),
     operationId: entry.operationId,
     fault: entry.fault,
     dropped: entry.outcome === 'dropped' ? true : undefined,
@@ -252,4 +338,16 @@ export function viewEntry(entry: JournalEntry): JournalEntryView {
     violations: entry.violations,
     notices: entry.notices,
   };
+  if (previewBytes === undefined) {
+    view.body = readBody(entry.body);
+    view.response = readBody(entry.response);
+    return view;
+  }
+  const body = previewBody(entry.body, previewBytes);
+  const response = previewBody(entry.response, previewBytes);
+  view.body = body.value;
+  view.response = response.value;
+  if (body.truncated) [view.bodyTruncated, view.bodyBytes] = [true, body.bytes];
+  if (response.truncated) [view.responseTruncated, view.responseBytes] = [true, response.bytes];
+  return view;
 }

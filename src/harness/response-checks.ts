@@ -34,14 +34,19 @@ export class ResponseChecks {
   }
 
   /** Schedules the check of a sent response; `instance.journal.settled()` waits for it. */
-  schedule(instance: Instance, entry: JournalEntry, operationId: string, res: ServerResponse): void {
+  schedule(
+    instance: Instance,
+    entry: JournalEntry,
+    operationId: string,
+    res: ServerResponse,
+    bodyText: string | undefined,
+  ): void {
     const input = {
       operationId,
       status: res.statusCode,
       headers: flatHeaders(res),
-      // The JSON as it went on the wire (undefined properties gone, and so on).
-      body:
-        entry.response === undefined ? undefined : (JSON.parse(JSON.stringify(entry.response)) as unknown),
+      // The JSON as it went on the wire.
+      body: bodyText === undefined ? undefined : (JSON.parse(bodyText) as unknown),
     };
     if (!this.#checker) {
       const loading = createResponseChecker(this.#document);

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { ApiError, type ErrorKindName, toErrorBody } from '../errors.js';
 import { type RequestState, stateOf } from './request-state.js';
+import { sendJson } from './send-json.js';
 
 /** body-parser and http-errors failures carry a `type`; map each to a kind of the catalogue. */
 const PARSER_ERRORS: Record<string, ErrorKindName> = {
@@ -55,7 +56,6 @@ export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): Error
     // Unset when the request failed before an instance was picked (an unknown session).
     const instance = state.instance as RequestState['instance'] | undefined;
     const body = toErrorBody(apiError, state.requestId, instance?.fake.settings.errorSuccess);
-    state.responseBody = body;
-    res.status(apiError.status).json(body);
+    sendJson(res, apiError.status, JSON.stringify(body));
   };
 }

@@ -4,6 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ErrorBody } from '../errors.js';
 import type { Fault } from '../harness/faults.js';
 import { stateOf } from './request-state.js';
+import { sendJson } from './send-json.js';
 
 /** The default body of a fault that gives a status but no body: the vendor's error shape. */
 function faultBody(status: number, requestId: string): ErrorBody {
@@ -61,6 +62,5 @@ async function applyFault(
     return;
   }
   const body = fault.hasBody ? fault.body : faultBody(fault.status, state.requestId);
-  state.responseBody = body;
-  res.status(fault.status).json(body);
+  sendJson(res, fault.status, JSON.stringify(body));
 }

@@ -1,6 +1,7 @@
-import express, { type RequestHandler } from 'express';
+import express, { type RequestHandler, type Response } from 'express';
 import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
+import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
 import { createAdminAuth } from './admin-auth.js';
 import { createFaultInjector } from './fault-injector.js';
@@ -39,10 +40,23 @@ function queryLengthGuard(maxQueryLength: number): RequestHandler {
  * without a body (most of them: GETs) skip the parsers altogether.
  */
 function bodyParser(limit: number): RequestHandler {
+  // The body as read, before parsing (even when parsing fails), for the journal's text of it.
+  const keep =
+    (media: BodyMedia) =>
+    (_req: unknown, res: Response, buf: Buffer): void => {
+      const state = stateOf(res);
+      state.rawBody = buf;
+      state.rawMedia = media;
+    };
   const parse = chain(
-    express.json({ limit, type: ['application/json', 'application/*+json'] }),
-    express.urlencoded({ limit, extended: false, type: 'application/x-www-form-urlencoded' }),
-    express.raw({ limit, type: () => true }),
+    express.json({ limit, type: ['application/json', 'application/*+json'], verify: keep('json') }),
+    express.urlencoded({
+      limit,
+      extended: false,
+      type: 'application/x-www-form-urlencoded',
+      verify: keep('form'),
+    }),
+    express.raw({ limit, type: () => true, verify: keep('text') }),
   );
   return (req, res, next) => {
     const { headers } = req;

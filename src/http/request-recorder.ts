@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
-import { type ApiError, type Notice, toErrorBody } from '../errors.js';
+import type { ApiError, Notice } from '../errors.js';
 import { violationsOf } from '../harness/contract-violations.js';
+import { keepBody } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
 import { type RequestState, stateOf } from './request-state.js';
 
@@ -22,17 +23,23 @@ function record(res: Response, completed: boolean): void {
   const req = res.req;
   const { instance } = state;
   const error = state.apiError;
-  const body = req.body as unknown;
-  const entry = instance.journal.record({
+  const { journal } = instance;
+  const entry = journal.record({
     arrivedAt: started.arrivedAt,
     method: req.method,
     path: state.path,
     search: started.search,
     headers: req.headers,
-    body,
+    body:
+      state.rawBody === undefined
+        ? undefined
+        : keepBody(state.rawBody, state.rawMedia, journal.limits.bodyBytes),
     status: res.headersSent ? res.statusCode : undefined,
     durationMs: Math.round((performance.now() - started.started) * 1000) / 1000,
-    response: state.responseBody ?? (error ? toErrorBody(error, state.requestId) : undefined),
+    response:
+      state.responseText === undefined
+        ? undefined
+        : keepBody(state.responseText, 'json', journal.limits.bodyBytes),
     notices: noticesOf(state, error),
     operationId: state.operationId,
     fault: state.faultId,
@@ -42,7 +49,7 @@ function record(res: Response, completed: boolean): void {
   const { operationId } = state;
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && instance.fake.settings.validateResponses) {
-    started.checks.schedule(instance, entry, operationId, res);
+    started.checks.schedule(instance, entry, operationId, res, state.responseText);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { ApiError, Notice } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
+import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
 
 /** What the request recorder notes when a vendor API request arrives. */
@@ -27,8 +28,11 @@ export class RequestState {
   path = '/';
   /** The operation the request matched (set by the spec router). */
   operationId: string | undefined = undefined;
-  /** The body as sent, so the journal need not re-parse it. */
-  responseBody: unknown = undefined;
+  /** The response body's JSON text as sent, for the journal. */
+  responseText: string | undefined = undefined;
+  /** The request body as read (before parsing), for the journal, and how it reads back. */
+  rawBody: Buffer | undefined = undefined;
+  rawMedia: BodyMedia = 'text';
   /** The error the response was rendered from (set by the app's error capture). */
   apiError: ApiError | undefined = undefined;
   /** The id of the fault that applied, if any. */

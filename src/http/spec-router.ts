@@ -13,6 +13,7 @@ import type { Principal } from '../domain/fake.js';
 import { ApiError, type Notice } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { addNotice, type RequestState, stateOf } from './request-state.js';
+import { sendJson } from './send-json.js';
 
 export interface SpecRouterOptions {
   document: OpenApiDocument;
@@ -58,18 +59,6 @@ function missingToken(headerNames: string[]): ApiError {
   return new ApiError('invalidToken', 'Invalid token: no access token sent', [
     { location: `header.${first}`, message: `is required${alternatives}` },
   ]);
-}
-
-/**
- * Sends a JSON text; what `res.json` does, without its per-call option lookups. The head is
- * written first: `end` on a response without one measures the body's bytes itself, which copies
- * a body concatenated from pieces into one string only to count it.
- */
-function sendJson(res: Response, status: number, text: string, bytes = Buffer.byteLength(text)): void {
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', bytes);
-  res.writeHead(status);
-  res.end(text);
 }
 
 function mediaTypeOf(request: Request): string | undefined {
@@ -144,7 +133,6 @@ function createOperationRun(
   const tokenHeaderNames = tokenHeaders(document, operation);
   const send = (res: Response, result: OperationResult): void => {
     if (result.headers) res.set(result.headers);
-    stateOf(res).responseBody = result.body;
     if (result.json) sendJson(res, result.status, result.json.text, result.json.bytes);
     else sendJson(res, result.status, JSON.stringify(result.body) ?? '');
   };

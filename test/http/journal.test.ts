@@ -72,7 +72,12 @@ describe('GET /__admin/requests', () => {
     expect(res.status).toBe(400);
     const listed = await server.http.get('/__admin/requests?method=PATCH');
     expect(listed.status).toBe(200);
-    expect(listed.body.requests[0].body).toMatch(/nested too deeply/);
+    const [entry] = listed.body.requests;
+    expect(entry).toMatchObject({ bodyTruncated: true, bodyBytes: deep.length });
+    expect(entry.body).toBe(deep.slice(0, 256));
+    const whole = await server.http.get(`/__admin/requests/${entry.id}`);
+    expect(whole.status).toBe(200);
+    expect(whole.body.body).toMatch(/nested too deeply/);
     expect((await server.http.get('/__admin/violations')).status).toBe(200);
   });
 

@@ -64,7 +64,7 @@ describe('precompiled request validators', () => {
     const module = loadPrecompiled(requestsPath, documentKey(document));
     expect(module).toBeDefined();
     for (const operation of operations) {
-      const { params, bodies } = operationSchemas(operation);
+      const { params, bodies } = operationSchemas(operation, document);
       for (const { location, schema } of params) {
         if (schema) expect(module?.params?.[`${operation.operationId} ${location}`]).toBeTypeOf('function');
       }
@@ -86,7 +86,7 @@ describe('precompiled request validators', () => {
     ['requests filter', 'listRequests', 'query', { status: '200', method: 'GET' }],
   ];
   it.each(paramCases)('parameters: %s', (_name, id, location, values) => {
-    const schema = operationSchemas(op(id)).params.find((p) => p.location === location)?.schema;
+    const schema = operationSchemas(op(id), document).params.find((p) => p.location === location)?.schema;
     expect(schema).toBeDefined();
     const pre = createSchemaCompiler(document, requestsPath).params(op(id), location, schema as object);
     const run = createSchemaCompiler(document, NOWHERE).params(op(id), location, schema as object);
@@ -99,7 +99,8 @@ describe('precompiled request validators', () => {
       expect(result.data).toEqual({ pageNum: 2, resultsPerPage: 20, orderBy: 'label' });
   });
 
-  const body = (id: string) => operationSchemas(op(id)).bodies.find(([m]) => m === 'application/json')?.[1];
+  const body = (id: string) =>
+    operationSchemas(op(id), document).bodies.find(([m]) => m === 'application/json')?.[1];
   const bodyCases: Array<[string, string, unknown]> = [
     ['batch, missing title', 'patchDocuments', [{ id: 1, details: {} }, { label: 'x' }]],
     ['batch replace, wrong types', 'replaceDocuments', [{ templateUid: '5', label: 3 }]],
@@ -161,7 +162,7 @@ describe('precompiled request validators', () => {
 
   it('are not used for another document: compiled from that document instead', () => {
     const edited = structuredClone(document) as OpenApiDocument;
-    const listSchema = operationSchemas(op('listDocuments')).params.find(
+    const listSchema = operationSchemas(op('listDocuments'), document).params.find(
       (p) => p.location === 'query',
     )?.schema;
     const editedOp = listOperations(edited).find((o) => o.operationId === 'listDocuments') as Operation;
@@ -170,7 +171,7 @@ describe('precompiled request validators', () => {
     (pageNum as { schema: Record<string, unknown> }).schema.maximum = 123456789;
     expect(documentKey(edited)).not.toBe(documentKey(document));
     expect(loadPrecompiled(requestsPath, documentKey(edited))).toBeUndefined();
-    const editedSchema = operationSchemas(editedOp).params.find((p) => p.location === 'query')
+    const editedSchema = operationSchemas(editedOp, edited).params.find((p) => p.location === 'query')
       ?.schema as object;
     const validate = createSchemaCompiler(edited, requestsPath).params(editedOp, 'query', editedSchema);
     const original = createSchemaCompiler(document, requestsPath).params(

@@ -276,7 +276,8 @@ describe('SessionRegistry', () => {
       maxSessions: 5,
       idleSeconds: 10,
       now: () => now,
-      createInstance: (id, data) => new Instance(id, new Fake(data, settings), 10),
+      createInstance: (id, data) =>
+        new Instance(id, new Fake(data, settings), { entries: 10, bytes: 1 << 20, bodyBytes: 1 << 16 }),
     });
     const session = registry.create(dataset);
     now += 9_000;

@@ -3,7 +3,13 @@ import { ApiError } from '../../errors.js';
 import type { FaultInput } from '../../harness/faults.js';
 import { datasetFromInput } from '../../harness/fixture-input.js';
 import type { Instance } from '../../harness/instance.js';
-import { type JournalFilter, viewEntry } from '../../harness/journal.js';
+import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
+
+/** Entries in one page of `GET /__admin/requests` when `limit` is not given. */
+const DEFAULT_REQUESTS_PAGE = 100;
+/** In that listing, bodies and responses longer than this are shown as the start of their text. */
+const LISTED_BODY_BYTES = 4096;
+
 import { type SessionRegistry, sessionPath } from '../../harness/sessions.js';
 import { mergeSettings } from '../../harness/settings-input.js';
 
@@ -59,8 +65,30 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
     listRequests: async (context) => {
       const { journal } = context.instance;
       await journal.settled();
-      const entries = journal.list(context.request.query as JournalFilter);
-      return { status: 200, body: { requests: entries.map(viewEntry) } };
+      const q = context.request.query as JournalFilter & JournalPage;
+      const { entries, count } = journal.page(q, {
+        order: q.order,
+        offset: q.offset ?? 0,
+        limit: q.limit ?? DEFAULT_REQUESTS_PAGE,
+      });
+      return {
+        status: 200,
+        body: { count, requests: entries.map((e) => viewEntry(e, LISTED_BODY_BYTES)) },
+      };
+    },
+
+    getRequest: async (context) => {
+      const { journal } = context.instance;
+      await journal.settled();
+      const id = Number(context.request.params.requestId);
+      const entry = journal.get(id);
+      if (!entry) {
+        throw new ApiError(
+          'requestNotFound',
+          `Request not found: ${id} (cleared, or dropped to keep the journal within its bounds)`,
+        );
+      }
+      return { status: 200, body: viewEntry(entry) };
     },
 
     clearRequests: (context) => {

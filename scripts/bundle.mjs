@@ -7,14 +7,7 @@
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
-const LAZY = [
-  '@stoplight/prism-http',
-  'json-schema-faker',
-  'pino-pretty',
-  'yaml',
-  'ajv',
-  'ajv-formats',
-];
+const LAZY = ['@stoplight/prism-http', 'json-schema-faker', 'pino-pretty', 'yaml', 'ajv', 'ajv-formats'];
 
 rmSync('dist/bundle', { recursive: true, force: true });
 
@@ -28,7 +21,9 @@ await build({
   target: 'node20.19',
   external: LAZY.flatMap((name) => [name, `${name}/*`]),
   // Bundled CommonJS dependencies call `require` for Node's own modules.
-  banner: { js: "import { createRequire as __fakeRequire } from 'node:module'; const require = __fakeRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __fakeRequire } from 'node:module'; const require = __fakeRequire(import.meta.url);",
+  },
   legalComments: 'linked',
   logLevel: 'warning',
 });

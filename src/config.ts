@@ -51,6 +51,10 @@ export interface Options {
   adminToken: string | undefined;
   /** Origins allowed by CORS: `*` or a comma-separated list. */
   corsOrigins: string;
+  /** Origins whose pages may call /__admin (comma-separated); absent: only the fake's own pages. */
+  adminOrigins: string | undefined;
+  /** Host names /__admin answers to besides loopback, IP literals and the machine's name (comma-separated). */
+  adminHosts: string | undefined;
   /** Requests kept in the journal (oldest dropped first). */
   journalLimit: number;
   /** Bytes the journal of one instance may hold (bodies, headers, queries); oldest dropped first. */
@@ -275,6 +279,23 @@ export const OPTION_SPECS: OptionSpec[] = [
     kind: { type: 'string' },
     default: '*',
     description: "allowed CORS origins: '*' or a comma-separated list",
+  },
+  {
+    key: 'adminOrigins',
+    flag: '--admin-origins',
+    env: 'ADMIN_ORIGINS',
+    kind: { type: 'string' },
+    default: undefined,
+    description:
+      "origins whose pages may call /__admin (comma-separated; default: only the fake's own pages)",
+  },
+  {
+    key: 'adminHosts',
+    flag: '--admin-hosts',
+    env: 'ADMIN_HOSTS',
+    kind: { type: 'string' },
+    default: undefined,
+    description: 'host names /__admin answers to besides loopback, IP literals and the machine name',
   },
   {
     key: 'journalLimit',

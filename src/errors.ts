@@ -94,6 +94,13 @@ export const ERROR_KINDS = {
     message: 'not found.',
     meaning: 'a document that is missing or not visible',
   },
+  adminForbidden: {
+    status: 403,
+    code: 0,
+    message: 'Forbidden',
+    meaning:
+      'an admin call from a web page not allowed, for a host the fake does not serve, or on another session',
+  },
   invalidQuery: {
     status: 404,
     code: 0,

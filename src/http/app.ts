@@ -49,7 +49,7 @@ function requestBasics(): RequestHandler {
  * an origin not on the list gets no CORS headers at all (its preflight a bare 204, which the
  * browser refuses).
  */
-function corsMiddleware(origins: string): RequestHandler {
+function corsFor(origins: string): RequestHandler {
   const list = origins
     .split(',')
     .map((o) => o.trim())
@@ -83,6 +83,20 @@ function corsMiddleware(origins: string): RequestHandler {
     }
     next();
   };
+}
+
+/** `/__admin/...` of the root or of a session. */
+const ADMIN_PATH = /^(?:\/sessions\/[^/]+)?\/__admin(?:\/|$)/;
+
+/**
+ * CORS by path: the vendor API for `corsOrigins` (any origin by default: browser apps are what it
+ * is for), the admin API only for `adminOrigins` (none by default; the fake's own pages are same
+ * origin and need none).
+ */
+function corsMiddleware(vendorOrigins: string, adminOrigins: string | undefined): RequestHandler {
+  const vendor = corsFor(vendorOrigins);
+  const admin = corsFor(adminOrigins ?? '');
+  return (req, res, next) => (ADMIN_PATH.test(req.path) ? admin(req, res, next) : vendor(req, res, next));
 }
 
 const SESSION_PREFIX = '/sessions/';
@@ -205,7 +219,7 @@ export function createApp(context: AppContext): Express {
     chain(
       requestBasics(),
       ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
-      corsMiddleware(options.corsOrigins),
+      corsMiddleware(options.corsOrigins, options.adminOrigins),
       dispatch({ spec, root, sessions, instanceRoutes }),
     ),
   );

@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
 import { createAdminAuth } from './admin-auth.js';
+import { createAdminGuard } from './admin-guard.js';
 import { createFaultInjector } from './fault-injector.js';
 import { chain } from './middleware-chain.js';
 import { createRequestRecorder } from './request-recorder.js';
@@ -16,7 +17,7 @@ import { stateOf } from './request-state.js';
 export const ADMIN_BODY_LIMIT = 64 * 1024 * 1024;
 
 export interface InstanceRouterOptions {
-  options: Pick<Options, 'bodyLimit' | 'maxQueryLength' | 'adminToken'>;
+  options: Pick<Options, 'bodyLimit' | 'maxQueryLength' | 'adminToken' | 'adminOrigins' | 'adminHosts'>;
   /** The spec router of the admin operations (tag `admin`). */
   adminRouter: RequestHandler;
   /** The spec router of the vendor operations. */
@@ -91,8 +92,10 @@ export function createInstanceRouter({
   checks,
 }: InstanceRouterOptions): RequestHandler {
   const auth = createAdminAuth(options.adminToken);
+  const browserGuard = createAdminGuard(options);
   const guard = queryLengthGuard(options.maxQueryLength);
   const admin = chain(
+    (req, res, next) => (stateOf(res).path === '/__admin/health' ? next() : browserGuard(req, res, next)),
     (req, res, next) => (stateOf(res).path === '/__admin/health' ? next() : auth(req, res, next)),
     guard,
     bodyParser(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT)),

@@ -23,10 +23,10 @@ async function createSession(server: TestServer, body: object = {}) {
 describe('POST /__admin/sessions', () => {
   it('answers a random URL-safe id and a baseUrl built from the Host header', async () => {
     const server = await createTestServer();
-    const res = await server.http.post('/__admin/sessions').set('host', 'fake.example:8080').send({});
+    const res = await server.http.post('/__admin/sessions').set('host', 'fake.localhost:8080').send({});
     expect(res.status).toBe(201);
     expect(res.body.id).toMatch(/^[A-Za-z0-9_-]{16,}$/);
-    expect(res.body.baseUrl).toBe(`http://fake.example:8080/sessions/${res.body.id}`);
+    expect(res.body.baseUrl).toBe(`http://fake.localhost:8080/sessions/${res.body.id}`);
     const other = await server.http.post('/__admin/sessions');
     expect(other.status).toBe(201);
     expect(other.body.id).not.toBe(res.body.id);
@@ -174,24 +174,24 @@ describe('a session', () => {
     expect(rootRead.body.details.name.value.text).toBe('Dundee Office');
   });
 
-  it('session calls made inside a session act on the server’s sessions, with top-level base URLs', async () => {
+  it('a session URL manages its own session only: it lists itself, cannot create or delete others', async () => {
     const server = await createTestServer();
-    const outer = await createSession(server);
-    const res = await server.http
-      .post(`${outer.prefix}/__admin/sessions`)
-      .set('host', 'fake.example:9000')
-      .send({});
-    expect(res.status).toBe(201);
-    expect(res.body.baseUrl).toBe(`http://fake.example:9000/sessions/${res.body.id}`);
-    const listed = await server.http
-      .get(`/sessions/${res.body.id}/__admin/sessions`)
-      .set('host', 'fake.example:9000');
-    expect(listed.body.sessions.map((x: { baseUrl: string }) => x.baseUrl).sort()).toEqual(
-      [
-        `http://fake.example:9000/sessions/${outer.id}`,
-        `http://fake.example:9000/sessions/${res.body.id}`,
-      ].sort(),
-    );
+    const a = await createSession(server);
+    const b = await createSession(server);
+    const created = await server.http.post(`${a.prefix}/__admin/sessions`).send({});
+    expect(created.status).toBe(403);
+    expect(created.body.message).toMatch(/create sessions from the root/);
+    const listed = await server.http.get(`${a.prefix}/__admin/sessions`).set('host', 'fake.localhost:9000');
+    expect(listed.body.sessions.map((x: { baseUrl: string }) => x.baseUrl)).toEqual([
+      `http://fake.localhost:9000/sessions/${a.id}`,
+    ]);
+    expect((await server.http.delete(`${a.prefix}/__admin/sessions/${b.id}`)).status).toBe(404);
+    expect((await server.http.get(`${b.prefix}/__admin/health`)).status).toBe(200);
+    expect((await server.http.delete(`${a.prefix}/__admin/sessions/${a.id}`)).status).toBe(200);
+    expect((await server.http.get(`${a.prefix}/__admin/health`)).status).toBe(404);
+    expect(
+      (await server.http.get('/__admin/sessions')).body.sessions.map((x: { id: string }) => x.id),
+    ).toEqual([b.id]);
   });
 
   it('has its own clock and settings', async () => {

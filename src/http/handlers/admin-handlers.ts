@@ -151,6 +151,12 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
     },
 
     createSession: (context) => {
+      if (context.instance.id !== undefined) {
+        throw new ApiError(
+          'adminForbidden',
+          'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',
+        );
+      }
       sessions.assertRoom();
       const body = context.request.body as { fixtures?: unknown } | undefined;
       const dataset =
@@ -166,22 +172,31 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
 
     listSessions: (context) => {
       const origin = originOf(context);
+      // From a session URL: that session only, never the others (nor their keys or journals).
+      const own = context.instance.id;
       return {
         status: 200,
         body: {
-          sessions: sessions.list().map((s) => ({
-            id: s.id,
-            baseUrl: `${origin}${sessionPath(s.id)}`,
-            createdAt: new Date(s.createdAt).toISOString(),
-            lastUsedAt: new Date(s.lastUsedAt).toISOString(),
-          })),
+          sessions: sessions
+            .list()
+            .filter((s) => own === undefined || s.id === own)
+            .map((s) => ({
+              id: s.id,
+              baseUrl: `${origin}${sessionPath(s.id)}`,
+              createdAt: new Date(s.createdAt).toISOString(),
+              lastUsedAt: new Date(s.lastUsedAt).toISOString(),
+            })),
         },
       };
     },
 
     deleteSession: (context) => {
       const id = String(context.request.params.sessionId);
-      if (!sessions.delete(id)) throw new ApiError('sessionNotFound', `no session with id "${id}"`);
+      const own = context.instance.id;
+      // From a session URL, another session does not exist.
+      if ((own !== undefined && id !== own) || !sessions.delete(id)) {
+        throw new ApiError('sessionNotFound', `no session with id "${id}"`);
+      }
       return done;
     },
   };

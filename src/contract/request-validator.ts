@@ -84,9 +84,12 @@ class QueryReader {
       }
       const value = lastValue(key, source[key], sink);
       if (value === undefined) continue;
-      if (key === def.name)
+      if (key === def.name) {
         values[key] = def.caseInsensitive && typeof value === 'string' ? value.toLowerCase() : value;
-      else (aliased ??= []).push([key, def, value]);
+      } else {
+        aliased ??= [];
+        aliased.push([key, def, value]);
+      }
     }
     // Rare: a spelling variant, read once the canonical spellings are known (they win).
     for (const [alias, def, value] of aliased ?? []) {

@@ -176,6 +176,9 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
       if (templateId !== undefined && !catalog.templates.has(templateId)) {
         problem('templateUid', `unknown template tpl-${templateId}`);
       }
+      if (nextId > Number.MAX_SAFE_INTEGER) {
+        problem(undefined, 'no id is left for a new document: the highest id is the largest safe integer');
+      }
       const clientSent = rawClient !== undefined && rawClient !== null;
       if (!clientSent && !catalog.firstClient.has(org)) {
         problem('clientId', 'the organization has no client; send clientId');

@@ -14,9 +14,12 @@ export class Clock {
     this.#realNow = realNow;
   }
 
-  /** Current fake time in milliseconds since the Unix epoch. */
+  /**
+   * Current fake time in milliseconds since the Unix epoch; it stops at 9999-12-31T23:59:59Z, so
+   * a clock set there never stamps a five-digit year the contract's date-time format refuses.
+   */
   nowMs(): number {
-    return this.#realNow() + this.#offsetMs;
+    return Math.min(this.#realNow() + this.#offsetMs, MAX_UNIX_SECONDS * 1000);
   }
 
   /** Current fake time in whole seconds since the Unix epoch (rounded down). */
@@ -27,9 +30,10 @@ export class Clock {
   /** Moves the clock forward (or back, with a negative value) by `seconds`. */
   advance(seconds: number): void {
     requireFinite(seconds, 'seconds');
-    const offsetMs = this.#offsetMs + Math.round(seconds * 1000);
-    requireInRange(this.#realNow() + offsetMs);
-    this.#offsetMs = offsetMs;
+    // From the time shown (which stops at the end of year 9999), so a clock there can be moved back.
+    const target = this.nowMs() + Math.round(seconds * 1000);
+    requireInRange(target);
+    this.#offsetMs = target - this.#realNow();
   }
 
   /** Sets the current fake time to `unixSeconds`; time keeps flowing from there. */

@@ -119,17 +119,32 @@ export class SearchIndex {
     return docs;
   }
 
+  /** The searched texts of a document, joined by a separator no needle can match across. */
   textOf(doc: Document): string {
     let text = this.#cache.get(doc);
     if (text === undefined) {
-      const parts = [doc.label, doc.description, doc.customId];
-      const info = this.#catalog.templates.get(doc.templateId);
-      if (info) parts.push(info.template.name);
-      collectDetailTexts(doc.details, parts);
-      text = parts.join(SEPARATOR).toLowerCase();
+      text = this.#partsOf(doc).join(SEPARATOR).toLowerCase();
       this.#cache.set(doc, text);
     }
     return text;
+  }
+
+  /**
+   * Whether `needle` (lower-cased) occurs within one of the document's texts. A needle holding the
+   * separator (a NUL) is matched text by text, so it never matches across two texts: `%00` matches
+   * only a text that holds a NUL, not every document.
+   */
+  matchesText(doc: Document, needle: string): boolean {
+    if (!needle.includes(SEPARATOR)) return this.textOf(doc).includes(needle);
+    return this.#partsOf(doc).some((part) => part.toLowerCase().includes(needle));
+  }
+
+  #partsOf(doc: Document): string[] {
+    const parts = [doc.label, doc.description, doc.customId];
+    const info = this.#catalog.templates.get(doc.templateId);
+    if (info) parts.push(info.template.name);
+    collectDetailTexts(doc.details, parts);
+    return parts;
   }
 }
 
@@ -239,7 +254,7 @@ export function queryDocuments(
   for (let k = 0; k < n; k++) {
     const doc = list[desc ? n - 1 - k : k] as Document;
     if (view === undefined && !matches(doc)) continue;
-    if (needle !== undefined && !search.textOf(doc).includes(needle)) continue;
+    if (needle !== undefined && !search.matchesText(doc, needle)) continue;
     if (toSkip > 0) {
       toSkip--;
       continue;

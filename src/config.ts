@@ -31,6 +31,8 @@ export interface Options {
   maxHeaderSize: number;
   /** Most items in one batch PUT/PATCH. */
   maxBatchItems: number;
+  /** Most documents an instance may create beyond the fixture set it loaded (batch calls with a blank id, POST). */
+  maxCreatedDocuments: number;
   /** How x-hash is compared: hex (either case), base64, or any (skip the check). */
   hashEncoding: 'hex' | 'base64' | 'any';
   /** pageNum when the query leaves it out (1-based). */
@@ -81,6 +83,7 @@ export const SETTING_KEYS = [
   'readShapedDetails',
   'latencyMs',
   'maxBatchItems',
+  'maxCreatedDocuments',
   'validateResponses',
 ] as const satisfies ReadonlyArray<keyof Options>;
 
@@ -199,6 +202,14 @@ export const OPTION_SPECS: OptionSpec[] = [
     kind: int(1, 1_000_000),
     default: 1000,
     description: 'most items in one batch update (400 above)',
+  },
+  {
+    key: 'maxCreatedDocuments',
+    flag: '--max-created-documents',
+    env: 'MAX_CREATED_DOCUMENTS',
+    kind: int(0, 10_000_000),
+    default: 100_000,
+    description: 'most documents an instance may create beyond its fixtures (400 above)',
   },
   {
     key: 'hashEncoding',

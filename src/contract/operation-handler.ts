@@ -30,6 +30,11 @@ export interface OperationResult {
   body: unknown;
   /** `body` already serialised (must equal `JSON.stringify(body)`), with its UTF-8 length; sent as it is when given. */
   json?: JsonText;
+  /**
+   * `body` as pieces of its JSON text, sent one after another as the socket drains, for answers
+   * too large to be one string (a state of a million documents); used instead of `json` when given.
+   */
+  stream?: Iterable<string>;
   headers?: Record<string, string>;
 }
 

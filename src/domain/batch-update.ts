@@ -35,6 +35,8 @@ export interface BatchEnv {
   store: DocumentStore;
   catalog: Catalog;
   maxBatchItems: number;
+  /** How many more documents may be created (the instance's ceiling less what it created). */
+  createRoom: number;
   unknownDetailKeys: 'reject' | 'accept';
   readShapedDetails: 'reject' | 'accept';
   /** `last_modified` of every written document. */
@@ -109,6 +111,8 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
   const problems: Problem[] = [];
   const notices: Notice[] = [];
   let nextId = store.nextId();
+  /** Items planned as creates so far (counted before they pass every check). */
+  let creating = 0;
 
   items.forEach((item, index) => {
     const base = single ? 'body' : `body/${index}`;
@@ -176,6 +180,13 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
       if (templateId !== undefined && !catalog.templates.has(templateId)) {
         problem('templateUid', `unknown template tpl-${templateId}`);
       }
+      if (creating >= env.createRoom) {
+        problem(
+          undefined,
+          `no room for another document: an instance creates at most maxCreatedDocuments beyond its fixtures (reset, or raise the setting)`,
+        );
+      }
+      creating++;
       if (nextId > Number.MAX_SAFE_INTEGER) {
         problem(undefined, 'no id is left for a new document: the highest id is the largest safe integer');
       }

@@ -204,6 +204,10 @@ export class Fake {
         store: this.#store,
         catalog: this.#loaded.catalog,
         maxBatchItems: this.settings.maxBatchItems,
+        createRoom: Math.max(
+          0,
+          this.settings.maxCreatedDocuments - (this.#store.count() - this.#loaded.base.documents.length),
+        ),
         unknownDetailKeys: this.settings.unknownDetailKeys,
         readShapedDetails: this.settings.readShapedDetails,
         nowIso: this.#nowIso(),

@@ -109,6 +109,8 @@ export class SearchIndex {
     let docs = views.byFilter.get(filter);
     if (docs === undefined) {
       if (!views.seen.has(filter)) {
+        // Bounded like the views: a client asking for a new clientId each time must not grow it.
+        if (views.seen.size >= MAX_VIEWS * 4) views.seen.clear();
         views.seen.add(filter);
         return undefined;
       }
@@ -117,6 +119,12 @@ export class SearchIndex {
       views.byFilter.set(filter, docs);
     }
     return docs;
+  }
+
+  /** How many filters the index remembers for `order` (seen once, and with a view): bounded. */
+  viewCounts(order: readonly Document[]): { seen: number; views: number } {
+    const views = this.#views.get(order);
+    return { seen: views?.seen.size ?? 0, views: views?.byFilter.size ?? 0 };
   }
 
   /** The searched texts of a document, joined by a separator no needle can match across. */

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { Response } from 'express';
 import { stateOf } from './request-state.js';
 
@@ -13,4 +14,19 @@ export function sendJson(res: Response, status: number, text: string, bytes = Bu
   res.setHeader('content-length', bytes);
   res.writeHead(status);
   res.end(text);
+}
+
+/**
+ * Sends a JSON text given as pieces, each written when the socket has room for it (chunked, no
+ * length known up front): for answers too large to build as one string. Not kept for the journal
+ * (only admin answers are this large, and admin calls are not journaled).
+ */
+export async function sendJsonStream(res: Response, status: number, pieces: Iterable<string>): Promise<void> {
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.writeHead(status);
+  for (const piece of pieces) {
+    if (res.destroyed) return;
+    if (!res.write(piece)) await once(res, 'drain');
+  }
+  res.end();
 }

@@ -13,7 +13,7 @@ import type { Principal } from '../domain/fake.js';
 import { ApiError, type Notice } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { addNotice, type RequestState, stateOf } from './request-state.js';
-import { sendJson } from './send-json.js';
+import { sendJson, sendJsonStream } from './send-json.js';
 
 export interface SpecRouterOptions {
   document: OpenApiDocument;
@@ -133,6 +133,10 @@ function createOperationRun(
   const tokenHeaderNames = tokenHeaders(document, operation);
   const send = (res: Response, result: OperationResult): void => {
     if (result.headers) res.set(result.headers);
+    if (result.stream) {
+      sendJsonStream(res, result.status, result.stream).catch(() => res.destroy());
+      return;
+    }
     if (result.json) sendJson(res, result.status, result.json.text, result.json.bytes);
     else sendJson(res, result.status, JSON.stringify(result.body) ?? '');
   };

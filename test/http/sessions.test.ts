@@ -266,6 +266,7 @@ describe('SessionRegistry', () => {
     readShapedDetails: 'accept',
     latencyMs: 0,
     maxBatchItems: 1000,
+    maxCreatedDocuments: 100_000,
     validateResponses: false,
   } as const;
 

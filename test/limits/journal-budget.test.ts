@@ -120,3 +120,15 @@ describe('the journal, bounded by size', () => {
     }
   }, 60_000);
 });
+
+describe('the state dump, streamed', () => {
+  it('sends GET /__admin/state in pieces (never one string), equal to the state', async () => {
+    const server = await createTestServer({ fixtures: undefined, generate: 2000 });
+    const res = await server.http.get('/__admin/state');
+    expect(res.status).toBe(200);
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.headers['content-length']).toBeUndefined();
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(server.mock.state())));
+    expect(res.body.documents.length).toBeGreaterThan(2000);
+  });
+});

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_OPTIONS, pickSettings } from '../../src/config.js';
 import { Clock, MAX_UNIX_SECONDS } from '../../src/domain/clock.js';
+import { queryDocuments, SearchIndex } from '../../src/domain/list-query.js';
+import { buildBase, Catalog, DocumentStore } from '../../src/domain/store.js';
+import { makeDataset } from '../fixtures/domain/dataset.js';
 import { createTestServer, readSmallSet } from '../support/test-server.js';
 
 /** Small edges where the fake once answered wrongly or left a client hanging. */
@@ -68,5 +72,51 @@ describe('edges', () => {
     expect(refused.body.message).toMatch(/no id is left/);
     const ids = server.mock.state().documents.map((d) => d.id);
     expect(ids.filter((id) => id === Number.MAX_SAFE_INTEGER)).toHaveLength(1);
+  });
+});
+
+describe('memory that grows with what clients send, bounded', () => {
+  it('refuses creates past maxCreatedDocuments (the whole batch), and a reset makes room again', async () => {
+    const server = await createTestServer({ maxCreatedDocuments: 3 });
+    const token = await server.token();
+    const create = (n: number) =>
+      server.http
+        .post('/api/v2/documents')
+        .set('x-access-token', token)
+        .send(Array.from({ length: n }, (_, i) => ({ templateUid: 'tpl-5001', title: `New ${i}` })));
+    expect((await create(2)).status).toBe(200);
+    const before = server.mock.state().documents.length;
+    const refused = await create(2);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/maxCreatedDocuments/);
+    expect(server.mock.state().documents.length).toBe(before);
+    expect((await create(1)).status).toBe(200);
+    server.mock.reset();
+    const again = await server.http
+      .post('/api/v2/documents')
+      .set('x-access-token', await server.token())
+      .send([
+        { templateUid: 'tpl-5001', title: 'a' },
+        { templateUid: 'tpl-5001', title: 'b' },
+      ]);
+    expect(again.status).toBe(200);
+  });
+
+  it('keeps the filter bookkeeping bounded when every list asks for another clientId', () => {
+    const dataset = makeDataset();
+    const catalog = new Catalog(dataset);
+    const search = new SearchIndex(catalog);
+    const store = new DocumentStore(buildBase(dataset.documents));
+    const orders = store.ordersOf(1);
+    expect(orders).toBeDefined();
+    const settings = pickSettings(DEFAULT_OPTIONS);
+    for (let clientId = 1; clientId <= 2000; clientId++) {
+      queryDocuments(orders, { clientId }, search, settings);
+      queryDocuments(orders, { clientId }, search, settings);
+    }
+    const counts = search.viewCounts(orders?.byLabel ?? []);
+    expect(counts.seen).toBeLessThanOrEqual(256);
+    expect(counts.views).toBeLessThanOrEqual(64);
+    expect(queryDocuments(orders, { clientId: 10 }, search, settings).length).toBeGreaterThan(0);
   });
 });

@@ -29,6 +29,14 @@ export interface Options {
   maxQueryLength: number;
   /** Largest accepted request header block in bytes (Node's --max-http-header-size). */
   maxHeaderSize: number;
+  /** Milliseconds a client may take to send its request headers (408 after). */
+  headersTimeoutMs: number;
+  /** Milliseconds a client may take to send its whole request, body included (408 after). */
+  requestTimeoutMs: number;
+  /** Most connections open at once; further ones are closed at once. */
+  maxConnections: number;
+  /** On SIGTERM/SIGINT, milliseconds requests in flight get to finish before connections are closed. */
+  shutdownDrainMs: number;
   /** Most items in one batch PUT/PATCH. */
   maxBatchItems: number;
   /** Most documents an instance may create beyond the fixture set it loaded (batch calls with a blank id, POST). */
@@ -194,6 +202,38 @@ export const OPTION_SPECS: OptionSpec[] = [
     kind: int(1024, 1_048_576),
     default: 16_384,
     description: 'largest header block in bytes (431 above)',
+  },
+  {
+    key: 'headersTimeoutMs',
+    flag: '--headers-timeout-ms',
+    env: 'HEADERS_TIMEOUT_MS',
+    kind: int(100, 600_000),
+    default: 10_000,
+    description: 'time a client has to send its request headers (408 after)',
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: '--request-timeout-ms',
+    env: 'REQUEST_TIMEOUT_MS',
+    kind: int(100, 3_600_000),
+    default: 30_000,
+    description: 'time a client has to send its whole request, body included (408 after)',
+  },
+  {
+    key: 'maxConnections',
+    flag: '--max-connections',
+    env: 'MAX_CONNECTIONS',
+    kind: int(1, 100_000),
+    default: 512,
+    description: 'most connections open at once (further ones are closed)',
+  },
+  {
+    key: 'shutdownDrainMs',
+    flag: '--shutdown-drain-ms',
+    env: 'SHUTDOWN_DRAIN_MS',
+    kind: int(0, 60_000),
+    default: 5000,
+    description: 'on SIGTERM, time requests in flight get to finish before connections close',
   },
   {
     key: 'maxBatchItems',

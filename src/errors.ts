@@ -126,6 +126,12 @@ export const ERROR_KINDS = {
     message: 'Method not allowed',
     meaning: 'known path, wrong method',
   },
+  requestTimeout: {
+    status: 408,
+    code: 0,
+    message: 'request timeout',
+    meaning: 'headers or body not received within headersTimeoutMs / requestTimeoutMs',
+  },
   payloadTooLarge: {
     status: 413,
     code: 0,
@@ -137,6 +143,12 @@ export const ERROR_KINDS = {
     code: 0,
     message: 'request URI too long',
     meaning: 'query string over maxQueryLength',
+  },
+  expectationFailed: {
+    status: 417,
+    code: 0,
+    message: 'expectation failed',
+    meaning: 'an Expect header other than 100-continue',
   },
   tooManySessions: { status: 429, code: 0, message: 'too many sessions', meaning: 'session cap reached' },
   headersTooLarge: {

@@ -16,7 +16,7 @@ import {
 } from './harness/instance-controls.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
 import { createApp } from './http/app.js';
-import { answerClientError } from './http/client-error.js';
+import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { createLogger } from './logger.js';
 
 export { OPTION_SPECS, type Options, type Settings } from './config.js';
@@ -127,8 +127,21 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     url: undefined,
     listen(port = options.port, host = options.host) {
       return new Promise((resolve, reject) => {
-        const s = createServer({ maxHeaderSize: options.maxHeaderSize }, app);
+        const s = createServer(
+          {
+            maxHeaderSize: options.maxHeaderSize,
+            // Node refuses a headers timeout longer than the request timeout.
+            headersTimeout: Math.min(options.headersTimeoutMs, options.requestTimeoutMs),
+            requestTimeout: options.requestTimeoutMs,
+            // How often Node checks those two timeouts.
+            connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
+          },
+          app,
+        );
+        s.maxConnections = options.maxConnections;
         s.on('clientError', answerClientError);
+        s.on('checkExpectation', answerExpectation);
+        s.on('connect', answerConnect);
         s.once('error', reject);
         s.listen(port, host, () => {
           s.off('error', reject);
@@ -163,7 +176,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
         // A keep-alive connection turns idle once its request in flight is answered: sweep until
         // none is left, so a client's open connection never holds the shutdown up.
         const sweep = setInterval(() => s.closeIdleConnections(), 20).unref();
-        const force = setTimeout(() => s.closeAllConnections(), 1000).unref();
+        const force = setTimeout(() => s.closeAllConnections(), options.shutdownDrainMs).unref();
         s.close(() => {
           clearInterval(sweep);
           clearTimeout(force);

@@ -1,11 +1,40 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, toErrorBody } from '../errors.js';
 
 /**
- * Answers requests Node's HTTP parser rejects before Express sees them (a header block over
- * maxHeaderSize, malformed request lines) in the vendor error shape. A HEAD request gets the
- * same status and headers without the body, as HTTP requires.
+ * Answers, in the vendor error shape, what Node's HTTP server handles before Express sees it:
+ * requests its parser rejects (a header block over maxHeaderSize, malformed request lines), a
+ * client too slow to send its request (headersTimeoutMs, requestTimeoutMs), an `Expect` other
+ * than `100-continue`, and CONNECT. A HEAD request gets the same status and headers without the
+ * body, as HTTP requires.
  */
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  417: 'Expectation Failed',
+  431: 'Request Header Fields Too Large',
+};
+
+function rawAnswer(apiError: ApiError, head: boolean, extra = ''): string {
+  const body = JSON.stringify(toErrorBody(apiError, 'none'));
+  return (
+    `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status] ?? 'Error'}\r\n` +
+    `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+    `${extra}connection: close\r\n\r\n${head ? '' : body}`
+  );
+}
+
+function clientErrorOf(error: NodeJS.ErrnoException): ApiError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError('headersTooLarge');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new ApiError('requestTimeout', 'request timeout: the request was not received in time');
+  }
+  return new ApiError('invalidBody', 'malformed HTTP request');
+}
+
 export function answerClientError(
   error: NodeJS.ErrnoException & { rawPacket?: Buffer },
   socket: Socket,
@@ -14,15 +43,53 @@ export function answerClientError(
     socket.destroy();
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const apiError = tooLarge
-    ? new ApiError('headersTooLarge')
-    : new ApiError('invalidBody', 'malformed HTTP request');
-  const body = JSON.stringify(toErrorBody(apiError, 'none'));
+  const apiError = clientErrorOf(error);
+  // Node's own field: the response of the request this socket is serving, if any.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight) {
+    if (!inFlight.headersSent && apiError.kind === 'requestTimeout') {
+      // The request being read timed out (a trickled body): it is that request's answer.
+      const body = JSON.stringify(toErrorBody(apiError, 'none'));
+      inFlight.writeHead(408, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      });
+      inFlight.end(body, () => socket.destroy());
+      return;
+    }
+    // A broken request pipelined behind one still being answered: nothing is written into that
+    // answer; the connection closes once it is sent.
+    inFlight.shouldKeepAlive = false;
+    return;
+  }
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(rawAnswer(apiError, head));
+}
+
+/** `Expect` other than `100-continue`: 417 in the vendor shape (Node's own is empty). */
+export function answerExpectation(req: IncomingMessage, res: ServerResponse): void {
+  const apiError = new ApiError(
+    'expectationFailed',
+    `expectation failed: Expect ${String(req.headers.expect)} is not supported`,
+    [{ location: 'header.expect', message: 'only 100-continue is supported' }],
+  );
+  const body = JSON.stringify(toErrorBody(apiError, 'none'));
+  res.writeHead(417, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** CONNECT: no tunnels here; 405 in the vendor shape (Node would drop the connection unanswered). */
+export function answerConnect(_req: IncomingMessage, socket: Socket): void {
   socket.end(
-    `HTTP/1.1 ${apiError.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `connection: close\r\n\r\n${head ? '' : body}`,
+    rawAnswer(
+      new ApiError('methodNotAllowed'),
+      false,
+      'allow: GET, HEAD, PUT, PATCH, POST, DELETE, OPTIONS\r\n',
+    ),
   );
 }

@@ -65,6 +65,13 @@ function bodyParser(limit: number): RequestHandler {
       next();
       return;
     }
+    // A declared length over the limit is refused before a byte of the body is read; the
+    // connection closes after the answer, so the client need not send the rest.
+    if (Number(headers['content-length']) > limit) {
+      res.setHeader('connection', 'close');
+      next(new ApiError('payloadTooLarge', `request body too large: content-length over ${limit} bytes`));
+      return;
+    }
     parse(req, res, (error?: unknown) => {
       // An empty body of a type no parser reads (content-length: 0) is no body at all.
       if (Buffer.isBuffer(req.body) && req.body.length === 0) req.body = undefined;

@@ -75,6 +75,8 @@ export interface Options {
   sessionIdleSeconds: number;
   /** Most sessions at once; one more gets 429. */
   maxSessions: number;
+  /** Most bytes of fixture sets (as sent) the live sessions may hold together; one more gets 429. */
+  sessionFixturesBytes: number;
   /** Validate every outgoing response against the spec, log and journal violations. */
   validateResponses: boolean;
 }
@@ -387,6 +389,14 @@ export const OPTION_SPECS: OptionSpec[] = [
     kind: int(0, 100_000),
     default: 100,
     description: 'most sessions at once (429 above)',
+  },
+  {
+    key: 'sessionFixturesBytes',
+    flag: '--session-fixtures-bytes',
+    env: 'SESSION_FIXTURES_BYTES',
+    kind: int(0, 17_179_869_184),
+    default: 268_435_456,
+    description: 'bytes of fixture sets the live sessions may hold together (429 above)',
   },
   {
     key: 'validateResponses',

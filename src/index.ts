@@ -108,6 +108,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     idleSeconds: options.sessionIdleSeconds,
     // Sessions start from the configured settings, whatever the root's were changed to since.
     createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings),
+    maxFixturesBytes: options.sessionFixturesBytes,
   });
   const validators = createOperationValidators(spec.document);
   const checks: ControlChecks = {

@@ -13,6 +13,8 @@ import type { Instance } from './instance.js';
 export interface Session {
   id: string;
   instance: Instance;
+  /** The size of the fixture set it was created from, as sent (0 when it shares the root's). */
+  fixturesBytes: number;
   /** Milliseconds since the Unix epoch. */
   createdAt: number;
   lastUsedAt: number;
@@ -20,6 +22,8 @@ export interface Session {
 
 export interface SessionRegistryOptions {
   maxSessions: number;
+  /** Most bytes of fixture sets the live sessions may hold together. */
+  maxFixturesBytes?: number;
   idleSeconds: number;
   /** Builds the instance of a new session. */
   createInstance: (id: string, dataset: Dataset) => Instance;
@@ -41,24 +45,37 @@ export class SessionRegistry {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Throws `tooManySessions` when no session can be added. Cheap; call before building a dataset. */
-  assertRoom(): void {
+  /**
+   * Throws `tooManySessions` when no session (holding a fixture set of `fixturesBytes`) can be
+   * added. Cheap; call before building a dataset.
+   */
+  assertRoom(fixturesBytes = 0): void {
     if (this.#sessions.size >= this.#options.maxSessions) {
       throw new ApiError(
         'tooManySessions',
         `too many sessions: at most ${this.#options.maxSessions} at once (delete one, or raise maxSessions)`,
       );
     }
+    const budget = this.#options.maxFixturesBytes ?? Number.POSITIVE_INFINITY;
+    let held = 0;
+    for (const s of this.#sessions.values()) held += s.fixturesBytes;
+    if (fixturesBytes > 0 && held + fixturesBytes > budget) {
+      throw new ApiError(
+        'tooManySessions',
+        `too many sessions: their fixture sets would hold ${held + fixturesBytes} bytes, over sessionFixturesBytes (${budget}); delete sessions, share the root's fixtures, or raise the setting`,
+      );
+    }
   }
 
-  create(dataset: Dataset): Session {
-    this.assertRoom();
+  create(dataset: Dataset, fixturesBytes = 0): Session {
+    this.assertRoom(fixturesBytes);
     let id = newId();
     while (this.#sessions.has(id)) id = newId();
     const now = this.#now();
     const session: Session = {
       id,
       instance: this.#options.createInstance(id, dataset),
+      fixturesBytes,
       createdAt: now,
       lastUsedAt: now,
     };

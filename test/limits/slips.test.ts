@@ -120,3 +120,21 @@ describe('memory that grows with what clients send, bounded', () => {
     expect(queryDocuments(orders, { clientId: 10 }, search, settings).length).toBeGreaterThan(0);
   });
 });
+
+describe('sessions within a memory budget', () => {
+  it('refuses a session whose fixture set would pass sessionFixturesBytes, with 429, and takes it again once room is made', async () => {
+    const fixtures = readSmallSet();
+    const size = Buffer.byteLength(JSON.stringify({ fixtures }));
+    // Room for one such set, not two.
+    const server = await createTestServer({ sessionFixturesBytes: Math.floor(size * 1.5) });
+    const first = await server.http.post('/__admin/sessions').send({ fixtures });
+    expect(first.status).toBe(201);
+    // Sessions sharing the root's fixtures cost nothing of the budget.
+    expect((await server.http.post('/__admin/sessions').send({})).status).toBe(201);
+    const refused = await server.http.post('/__admin/sessions').send({ fixtures });
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toMatch(/sessionFixturesBytes/);
+    expect((await server.http.delete(`/__admin/sessions/${first.body.id}`)).status).toBe(200);
+    expect((await server.http.post('/__admin/sessions').send({ fixtures })).status).toBe(201);
+  });
+});

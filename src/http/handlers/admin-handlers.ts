@@ -179,13 +179,21 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
           'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',
         );
       }
-      sessions.assertRoom();
       const body = context.request.body as { fixtures?: unknown } | undefined;
+      // A set of its own costs memory as long as the session lives; the root's is shared.
+      const declared = Number(context.headers['content-length']);
+      const fixturesBytes =
+        body?.fixtures === undefined
+          ? 0
+          : Number.isFinite(declared) && declared > 0
+            ? declared
+            : Buffer.byteLength(JSON.stringify(body.fixtures));
+      sessions.assertRoom(fixturesBytes);
       const dataset =
         body?.fixtures === undefined
           ? root.fake.resetPoint()
           : datasetFromInput(body.fixtures, 'body/fixtures', true);
-      const session = sessions.create(dataset);
+      const session = sessions.create(dataset, fixturesBytes);
       return {
         status: 201,
         body: { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` },

@@ -26,6 +26,7 @@ import {
   waitFor,
 } from './lib/proc.mjs';
 import { evaluateTargets, machineInfo, printReport } from './lib/report.mjs';
+import { soak } from './soak.mjs';
 import { measureStartupRatios } from './startup-ratios.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,6 +42,7 @@ const CONFIG = {
   durationSeconds: env('BENCH_DURATION', 6),
   startupRuns: env('BENCH_STARTUP_RUNS', 5),
   startupRounds: env('BENCH_STARTUP_ROUNDS', 11),
+  soakSeconds: env('BENCH_SOAK_SECONDS', 60),
   resetRounds: env('BENCH_RESET_ROUNDS', 200),
   loadWarmRuns: 2,
 };
@@ -372,6 +374,8 @@ async function main() {
     const { results, checks } = await throughput(data, tmp);
     const startupResult = await startup(data);
     const startupRatios = await measureStartupRatios(CONFIG.startupRounds, log);
+    log(`soak: ${CONFIG.soakSeconds} s of mixed load`);
+    const soakResult = await soak(CONFIG.soakSeconds, log);
     const reset = await resetTime(data);
     log(`load: createMockServer and the fixture loader on ${CONFIG.largeDocuments} documents`);
     const load = await runInProcess(['load', data.files[CONFIG.largeDocuments], String(CONFIG.loadWarmRuns)]);
@@ -390,6 +394,7 @@ async function main() {
       checks,
       startup: startupResult,
       startupRatios,
+      soak: soakResult,
       reset,
       load,
       large,

@@ -94,6 +94,17 @@ export function evaluateTargets(report) {
     atLeast('read CPU per request: Express ÷ fake (supplementary)', 0.8, cpuVsExpress('read')),
     atMost('start-up to healthy (median)', 250, startup, 'ms'),
     atMost('start-up ÷ Prism start-up', 1 / 3, ratio(startup, prismStartup), 'x', 0.33),
+    ...(report.soak
+      ? [
+          {
+            measure: `soak: RSS levels off (last quarter vs second quarter of ${report.soak.seconds} s)`,
+            target: '< 10 % growth',
+            value: report.soak.lateGrowth * 100,
+            unit: '%',
+            met: report.soak.plateau,
+          },
+        ]
+      : []),
     ...Object.entries(report.startupRatios?.starts ?? {}).map(([name, s]) =>
       atMost(`start-up ÷ node -e 0: ${name}`, 2, s.ratio, 'x'),
     ),
@@ -112,6 +123,7 @@ const fmt = (v, unit) => {
   if (unit === 'x') return `${num(v, 2)}×`;
   if (unit === 'ms') return `${num(v, v < 10 ? 2 : 0)} ms`;
   if (unit === 'MB') return `${num(v, 0)} MB`;
+  if (unit === '%') return `${num(v, 1)} %`;
   return num(v);
 };
 
@@ -163,6 +175,13 @@ export function formatReport(report) {
   row('start-up to first list answer, default fixtures (median)', fmt(s.fakeToFirstList.medianMs, 'ms'));
   row('start-up to healthy, 10,000 documents (median)', fmt(s.fakeToHealthy10k.medianMs, 'ms'));
   row('Prism start-up to first answer (median)', fmt(s.prismToFirstAnswer.medianMs, 'ms'));
+  if (report.soak) {
+    const k = report.soak;
+    row(
+      `soak, ${k.seconds} s of mixed load (${num(k.requests)} requests): RSS start / peak / end`,
+      `${fmt(k.startRss / MB, 'MB')} / ${fmt(k.peakRss / MB, 'MB')} / ${fmt(k.endRss / MB, 'MB')}`,
+    );
+  }
   const r = report.startupRatios;
   if (r) {
     row(`node -e 0, side by side (median of ${r.rounds})`, fmt(r.bareNodeMs, 'ms'));

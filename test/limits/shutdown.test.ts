@@ -69,3 +69,32 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s', (signal) => {
     },
   );
 });
+
+describe('a long request in flight at SIGTERM', () => {
+  it('lets it finish within shutdownDrainMs even when it takes longer than a second, then exits 0', async () => {
+    const child = spawnCli([
+      '--port',
+      '0',
+      '--fixtures',
+      SMALL_SET,
+      '--latency-ms',
+      '1500',
+      '--shutdown-drain-ms',
+      '3000',
+    ]);
+    try {
+      const url = await waitForListening(child);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const inFlight = fetch(`${url}/api/v2/documents`).then((res) => res.status);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const signalledAt = performance.now();
+      child.kill('SIGTERM');
+      // Answered in full after its 1.5 s, past the second the drain once allowed.
+      expect(await inFlight).toBe(401);
+      expect(await exited).toBe(0);
+      expect(performance.now() - signalledAt).toBeLessThan(3000);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});

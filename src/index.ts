@@ -1,6 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './config.js';
 import { createOperationValidators } from './contract/request-validator.js';
@@ -19,8 +18,9 @@ import { createApp } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { createLogger } from './logger.js';
 
-export { OPTION_SPECS, type Options, type Settings } from './config.js';
+export { ConfigError, OPTION_SPECS, type Options, type Settings } from './config.js';
 export { defaultApiKey } from './domain/fixtures/default-keys.js';
+export { FixtureError, type FixtureProblem } from './domain/fixtures/fixture-error.js';
 export { computeHash } from './domain/tokens.js';
 export type { Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS, type Notice, type Violation } from './errors.js';
@@ -51,8 +51,11 @@ export interface MockSession extends InstanceControls {
 }
 
 export interface MockServer extends InstanceControls {
-  /** The Express app, not listening: hand it to supertest. */
-  readonly app: Express;
+  /**
+   * The app, not listening: a plain Node request listener (an Express app underneath), so the
+   * public types need no Express types. Hand it to supertest or `http.createServer`.
+   */
+  readonly app: RequestListener;
   readonly options: Options;
   /** The root instance (state, tokens, clock, settings, journal, faults). */
   readonly root: Instance;

@@ -224,10 +224,14 @@ export class Fake {
     return this.#tokens.revokeAll(this.clock.nowSeconds());
   }
 
-  /** Back to the reset point: documents as loaded, no tokens, real time. Settings stay. */
+  /**
+   * Back to the reset point: documents as loaded, real time. Tokens stay valid (their keys are
+   * the same): a client under test caches its token, as every real client does, and a suite that
+   * resets between tests must not see it fail; `revokeTokens` is the call that ends them.
+   * Settings stay.
+   */
   reset(): void {
     this.#store = new DocumentStore(this.#loaded.base);
-    this.#tokens.clear();
     this.clock.reset();
   }
 

@@ -126,8 +126,13 @@ export interface ApiKey {
 export interface FixtureSet {
   organizations?: Organization[];
   clients?: Client[];
+  /**
+   * `type` is checked against the template types when the set is loaded, so a set imported from
+   * JSON (where it is any `string`) type-checks as it is.
+   */
   templates?: Array<
-    Omit<Template, 'fields'> & {
+    Omit<Template, 'fields' | 'type'> & {
+      type: TemplateType | (string & {});
       fields: Array<Omit<TemplateField, 'description'> & { description?: string }>;
     }
   >;

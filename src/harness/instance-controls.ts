@@ -17,7 +17,7 @@ import { mergeSettings } from './settings-input.js';
  * sessions). Same semantics as the matching `/__admin` calls.
  */
 export interface InstanceControls {
-  /** Back to the loaded fixture set: state, tokens, journal, faults and clock (POST /__admin/reset). */
+  /** Back to the loaded fixture set: state, journal, faults and clock; tokens stay valid (POST /__admin/reset). */
   reset(): void;
   /**
    * Replaces the state with a fixture set (object, or file/folder path) that becomes the reset

@@ -195,12 +195,14 @@ describe('authenticate', () => {
     expect(fake.revokeTokens()).toBe(1);
   });
 
-  it('reset and load clear tokens and the clock', () => {
+  it('reset keeps tokens (clients cache them) and resets the clock; load clears both', () => {
     const { fake, clock } = makeFake();
     const t = issue(fake);
     clock.advance(10);
     fake.reset();
     expect(clock.offsetSeconds()).toBe(0);
+    expect(fake.authenticate(t.access_token).organizationId).toBe(1);
+    fake.load(fake.resetPoint());
     expect(apiError(() => fake.authenticate(t.access_token)).message).toBe('Invalid token: unknown token');
   });
 });

@@ -39,7 +39,7 @@ describe('MockServer', () => {
     expect(mock.faults()).toEqual([]);
   });
 
-  it('reset() restores state, tokens, journal, faults and clock', async () => {
+  it('reset() restores state, journal, faults and clock, and keeps the tokens clients hold', async () => {
     const { mock, http, token } = await createTestServer();
     const old = await token();
     await http.patch('/api/v2/documents/101101').set('x-access-token', old).send(RENAME).expect(200);
@@ -50,6 +50,8 @@ describe('MockServer', () => {
     expect(mock.faults()).toEqual([]);
     expect(mock.root.fake.clock.offsetSeconds()).toBe(0);
     expect(mock.state().documents[0]?.details.name).toMatchObject({ value: { text: 'Dundee Office' } });
+    expect((await http.get('/api/v2/documents').set('x-access-token', old)).status).toBe(200);
+    mock.revokeTokens();
     expect((await http.get('/api/v2/documents').set('x-access-token', old)).status).toBe(401);
   });
 

@@ -103,6 +103,11 @@ describe('a session', () => {
 
     await server.http.post(`${s.prefix}/__admin/reset`).expect(200);
     expect((await server.http.get(`${s.prefix}/__admin/requests`)).body.requests).toEqual([]);
+    // The session's token outlives its reset; revoking ends it.
+    expect((await server.http.get(`${s.prefix}/api/v2/documents`).set('x-access-token', token)).status).toBe(
+      200,
+    );
+    await server.http.post(`${s.prefix}/__admin/tokens/revoke`).expect(200);
     expect((await server.http.get(`${s.prefix}/api/v2/documents`).set('x-access-token', token)).status).toBe(
       401,
     );

@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The package as a consuming project meets it: packed, installed from the tarball into a scratch
+ * project (its dependencies from the registry), type-checked strictly without `skipLibCheck`,
+ * and run. Catches public types that need packages the consumer does not have, fixture types a
+ * JSON import does not satisfy, and error classes the README names but the package hides.
+ */
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/http/small-set.json', import.meta.url));
+let dir: string;
+
+const CONSUMER = `import { createMockServer, FixtureError, type FixtureSet, type MockServer } from 'passportal-docs-fake';
+import set from './set.json' with { type: 'json' };
+
+const mock: MockServer = await createMockServer({ logLevel: 'silent' });
+await mock.load(set);
+const url = await mock.listen(0, '127.0.0.1');
+const health = await fetch(\`\${url}/__admin/health\`);
+const body = (await health.json()) as { status: string; documents: number };
+let rejected = '';
+try {
+  await mock.load({ documents: [{}] } satisfies FixtureSet);
+} catch (error) {
+  if (error instanceof FixtureError) rejected = error.problems[0]?.path ?? '';
+}
+await mock.close();
+console.log(JSON.stringify({ status: body.status, documents: body.documents, rejected }));
+`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fake-consumer-'));
+  await run('npm', ['pack', '--pack-destination', dir, '--ignore-scripts'], { cwd: ROOT });
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  expect(tarball).toBeDefined();
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        resolveJsonModule: true,
+        outDir: 'out',
+        types: ['node'],
+      },
+      include: ['consumer.ts'],
+    }),
+  );
+  cpSync(FIXTURES, join(dir, 'set.json'));
+  writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      join(dir, tarball ?? ''),
+      'typescript@5.9',
+      '@types/node@20',
+    ],
+    { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+  );
+}, 300_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a consuming project', () => {
+  it('type-checks strictly without skipLibCheck, a JSON fixture import included', async () => {
+    const result = await run(join(dir, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: dir }).catch(
+      (error: { stdout?: string }) => ({ stdout: error.stdout ?? 'tsc failed', failed: true }),
+    );
+    expect(result.stdout).toBe('');
+    expect('failed' in result).toBe(false);
+  }, 120_000);
+
+  it('runs: loads the JSON fixtures, answers, and rejects a bad set with FixtureError', async () => {
+    const { stdout } = await run(process.execPath, ['out/consumer.js'], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({
+      status: 'ok',
+      documents: 5,
+      rejected: expect.stringMatching(/^\/documents\/0\//),
+    });
+  }, 60_000);
+});

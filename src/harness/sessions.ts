@@ -15,6 +15,8 @@ export interface Session {
   instance: Instance;
   /** The size of the fixture set it was created from, as sent (0 when it shares the root's). */
   fixturesBytes: number;
+  /** False: never removed for being idle. */
+  expires: boolean;
   /** Milliseconds since the Unix epoch. */
   createdAt: number;
   lastUsedAt: number;
@@ -67,7 +69,7 @@ export class SessionRegistry {
     }
   }
 
-  create(dataset: Dataset, fixturesBytes = 0): Session {
+  create(dataset: Dataset, fixturesBytes = 0, expires = true): Session {
     this.assertRoom(fixturesBytes);
     let id = newId();
     while (this.#sessions.has(id)) id = newId();
@@ -76,6 +78,7 @@ export class SessionRegistry {
       id,
       instance: this.#options.createInstance(id, dataset),
       fixturesBytes,
+      expires,
       createdAt: now,
       lastUsedAt: now,
     };
@@ -111,7 +114,7 @@ export class SessionRegistry {
     const cutoff = this.#now() - this.#options.idleSeconds * 1000;
     const removed: string[] = [];
     for (const [id, session] of this.#sessions) {
-      if (session.lastUsedAt <= cutoff) {
+      if (session.expires && session.lastUsedAt <= cutoff) {
         this.#sessions.delete(id);
         removed.push(id);
       }

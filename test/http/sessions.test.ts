@@ -295,4 +295,18 @@ describe('SessionRegistry', () => {
     expect(registry.use(session.id)).toBeUndefined();
     registry.stop();
   });
+
+  it('never reaps a session created with expires: false, however long it is idle', async () => {
+    const server = await createTestServer({ sessionIdleSeconds: 1 });
+    const kept = await server.http.post('/__admin/sessions').send({ expires: false });
+    const other = await server.http.post('/__admin/sessions').send({});
+    expect(kept.status).toBe(201);
+    const registry = server.mock.sessions;
+    // Pretend both were last used a day ago.
+    for (const s of registry.list()) s.lastUsedAt -= 86_400_000;
+    expect(registry.reapIdle()).toEqual([other.body.id]);
+    const listed = (await server.http.get('/__admin/sessions')).body.sessions;
+    expect(listed).toEqual([expect.objectContaining({ id: kept.body.id, expires: false })]);
+    expect((await server.http.get(`/sessions/${kept.body.id}/__admin/health`)).status).toBe(200);
+  });
 });

@@ -179,7 +179,7 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
           'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',
         );
       }
-      const body = context.request.body as { fixtures?: unknown } | undefined;
+      const body = context.request.body as { fixtures?: unknown; expires?: boolean } | undefined;
       // A set of its own costs memory as long as the session lives; the root's is shared.
       const declared = Number(context.headers['content-length']);
       const fixturesBytes =
@@ -193,7 +193,7 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
         body?.fixtures === undefined
           ? root.fake.resetPoint()
           : datasetFromInput(body.fixtures, 'body/fixtures', true);
-      const session = sessions.create(dataset, fixturesBytes);
+      const session = sessions.create(dataset, fixturesBytes, body?.expires !== false);
       return {
         status: 201,
         body: { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` },
@@ -214,6 +214,7 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
               id: s.id,
               baseUrl: `${origin}${sessionPath(s.id)}`,
               createdAt: new Date(s.createdAt).toISOString(),
+              expires: s.expires,
               lastUsedAt: new Date(s.lastUsedAt).toISOString(),
             })),
         },

@@ -1,6 +1,16 @@
 #!/usr/bin/env node
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { ConfigError, OPTION_SPECS, type Options, optionsFromEnv, parseOptionValue } from './config.js';
+import {
+  ConfigError,
+  DEFAULT_CONFIG_FILE,
+  OPTION_SPECS,
+  type Options,
+  optionsFromConfigText,
+  optionsFromEnv,
+  parseOptionValue,
+} from './config.js';
 import { FixtureError } from './domain/fixtures/fixture-error.js';
 import { createMockServer, type MockServer } from './index.js';
 import { PACKAGE_VERSION } from './package-root.js';
@@ -14,9 +24,16 @@ function buildCommand(): Command {
     .showHelpAfterError()
     .addHelpText(
       'after',
-      '\nEvery option can also be set by its environment variable; a flag wins over the variable.\n' +
+      '\nEvery option can also be set by its environment variable, or in a config file\n' +
+        `(--config, CONFIG_FILE, or ./${DEFAULT_CONFIG_FILE}); a flag wins over the variable, the variable over the file.\n` +
         'Docs: README.md. Admin API: /__admin (see /openapi.yaml, tag admin).',
     );
+  command.addOption(
+    new Option(
+      '--config <file>',
+      `config file of options (env CONFIG_FILE, default ./${DEFAULT_CONFIG_FILE} when present)`,
+    ),
+  );
   for (const spec of OPTION_SPECS) {
     const shown = spec.default === undefined ? 'none' : JSON.stringify(spec.default);
     const takesValue = spec.kind.type !== 'boolean';
@@ -29,15 +46,39 @@ function buildCommand(): Command {
   return command;
 }
 
-/** Parses argv and env into options: flags over environment variables over defaults. */
+/**
+ * The config file's options: the file named by --config or CONFIG_FILE (it must exist), else
+ * ./passportal-fake.config.json when there is one. A relative `fixtures` path in it is relative
+ * to the file's folder.
+ */
+function optionsFromConfigFile(named: string | undefined): Partial<Options> {
+  const path = named ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+  if (path === undefined) return {};
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `config file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  const options = optionsFromConfigText(text, `config file ${path}`);
+  if (options.fixtures !== undefined && !isAbsolute(options.fixtures)) {
+    options.fixtures = resolve(dirname(resolve(path)), options.fixtures);
+  }
+  return options;
+}
+
+/** Parses argv, env and the config file into options: flags over environment variables over the file over defaults. */
 function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Options> {
   const command = buildCommand();
   command.exitOverride();
   command.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   command.parse(argv, { from: 'user' });
   const flags = command.opts<Record<string, unknown>>();
+  const named = typeof flags.config === 'string' ? flags.config : env.CONFIG_FILE || undefined;
   const fromEnv = optionsFromEnv(env);
-  const out: Record<string, unknown> = { ...fromEnv };
+  const out: Record<string, unknown> = { ...optionsFromConfigFile(named), ...fromEnv };
   for (const spec of OPTION_SPECS) {
     const camel = spec.flag.slice(2).replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
     const raw = flags[camel];

@@ -486,3 +486,66 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): Partial<Options> {
 export function pickSettings(options: Options): Settings {
   return Object.fromEntries(SETTING_KEYS.map((k) => [k, options[k]])) as unknown as Settings;
 }
+
+/** The config file the CLI reads when none is named: in the folder it is started from. */
+export const DEFAULT_CONFIG_FILE = 'passportal-fake.config.json';
+
+/**
+ * Options from a config file's JSON text (`passportal-fake.config.json`): an object keyed by the
+ * options' names as `createMockServer()` takes them, checked as flags and variables are, unknown
+ * keys refused with the nearest name. `$schema` (for editors: `spec/config.schema.json`) is
+ * allowed. `source` names the file in messages.
+ */
+export function optionsFromConfigText(text: string, source: string): Partial<Options> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${source}: not valid JSON (${(error as Error).message})`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(`${source}: must be a JSON object of options`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === '$schema') continue;
+    const spec = SPEC_BY_KEY.get(key as keyof Options);
+    if (!spec || !Object.hasOwn(DEFAULT_OPTIONS, key)) {
+      const near = OPTION_SPECS.find((s) => s.key.toLowerCase() === key.toLowerCase() || s.env === key);
+      throw new ConfigError(
+        `${source}: unknown option "${key}"${near ? ` (did you mean "${near.key}"?)` : ''}`,
+      );
+    }
+    out[key] = parseOptionValue(spec, value, `${source}: ${key}`);
+  }
+  return out as Partial<Options>;
+}
+
+/** The JSON Schema of a config file, made from the options table (shipped as `spec/config.schema.json`). */
+export function configSchema(): Record<string, unknown> {
+  const properties: Record<string, unknown> = { $schema: { type: 'string' } };
+  for (const spec of OPTION_SPECS) {
+    const kind = spec.kind;
+    const schema: Record<string, unknown> =
+      kind.type === 'integer'
+        ? { type: 'integer', minimum: kind.min, maximum: kind.max }
+        : kind.type === 'enum'
+          ? { type: 'string', enum: [...kind.values] }
+          : kind.type === 'boolean'
+            ? { type: 'boolean' }
+            : { type: 'string', minLength: 1 };
+    schema.description = `${spec.description} (flag ${spec.flag}, env ${spec.env})`;
+    if (spec.default !== undefined) schema.default = spec.default;
+    properties[spec.key] = schema;
+  }
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://passportal-docs-fake.local/config.schema.json',
+    title: 'passportal-docs-fake configuration file',
+    description:
+      'The options of the fake (passportal-fake.config.json); flags and environment variables win over it. Made from src/config.ts by scripts/config-schema.ts.',
+    type: 'object',
+    additionalProperties: false,
+    properties,
+  };
+}

@@ -1,0 +1,82 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config.js';
+import { runCli, spawnCli, waitForListening } from '../support/run-cli.js';
+
+/**
+ * The config file (`--config`, `CONFIG_FILE`, or `./passportal-fake.config.json`) feeds the same
+ * options as flags and variables, below both; its schema ships in `spec/config.schema.json`.
+ */
+
+const SCHEMA_PATH = fileURLToPath(new URL('../../spec/config.schema.json', import.meta.url));
+const SMALL_SET = fileURLToPath(new URL('../fixtures/http/small-set.json', import.meta.url));
+
+function configFile(options: Record<string, unknown>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fake-config-'));
+  const path = join(dir, 'passportal-fake.config.json');
+  writeFileSync(path, JSON.stringify({ $schema: './config.schema.json', ...options }));
+  return path;
+}
+
+async function settingsOf(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Record<string, unknown>> {
+  const child = spawnCli(['--port', '0', ...args], env);
+  try {
+    const url = await waitForListening(child);
+    return (await (await fetch(`${url}/__admin/settings`)).json()) as Record<string, unknown>;
+  } finally {
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+describe('the config file', () => {
+  it('ships a schema made from the options table, which accepts a config and refuses a typo', () => {
+    expect(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8'))).toEqual(configSchema());
+    const validate = new Ajv2020({ strict: true }).compile(configSchema());
+    expect(validate({ maxResultsPerPage: 50, hashEncoding: 'any', adminHosts: 'fake' })).toBe(true);
+    expect(validate({ maxResultPerPage: 50 })).toBe(false);
+  });
+
+  it('sets options, below environment variables and flags', async () => {
+    const path = configFile({ maxResultsPerPage: 7, tokenTtlSeconds: 60, latencyMs: 5 });
+    const fromFile = await settingsOf(['--config', path]);
+    expect(fromFile).toMatchObject({ maxResultsPerPage: 7, tokenTtlSeconds: 60, latencyMs: 5 });
+    const overridden = await settingsOf(['--config', path, '--latency-ms', '9'], {
+      TOKEN_TTL_SECONDS: '120',
+    });
+    expect(overridden).toMatchObject({ maxResultsPerPage: 7, tokenTtlSeconds: 120, latencyMs: 9 });
+    const viaEnv = await settingsOf([], { CONFIG_FILE: path });
+    expect(viaEnv).toMatchObject({ maxResultsPerPage: 7 });
+  });
+
+  it('reads a fixtures path relative to the file', async () => {
+    const path = configFile({});
+    writeFileSync(join(path, '..', 'set.json'), readFileSync(SMALL_SET));
+    writeFileSync(path, JSON.stringify({ fixtures: 'set.json' }));
+    const child = spawnCli(['--port', '0', '--config', path]);
+    try {
+      const url = await waitForListening(child);
+      const health = (await (await fetch(`${url}/__admin/health`)).json()) as { documents: number };
+      expect(health.documents).toBe(5);
+    } finally {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it.each([
+    [{ maxResultPerPage: 5 }, /unknown option "maxResultPerPage"/],
+    [{ MAX_RESULTS_PER_PAGE: 5 }, /did you mean "maxResultsPerPage"/],
+    [{ maxResultsPerPage: 0 }, /maxResultsPerPage: invalid value 0/],
+  ])('refuses %j with exit 2, naming the option', async (options, message) => {
+    const result = await runCli(['--config', configFile(options)]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+});

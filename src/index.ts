@@ -18,6 +18,13 @@ import { createApp } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { createLogger } from './logger.js';
 
+export {
+  type AdminClient,
+  type AdminClientOptions,
+  AdminError,
+  createAdminClient,
+  type RequestsQuery,
+} from './client/admin-client.js';
 export { ConfigError, OPTION_SPECS, type Options, type Settings } from './config.js';
 export { defaultApiKey } from './domain/fixtures/default-keys.js';
 export { FixtureError, type FixtureProblem } from './domain/fixtures/fixture-error.js';

@@ -1,0 +1,156 @@
+import type { Settings } from '../config.js';
+import type { Dataset, FixtureSet } from '../domain/types.js';
+import type { ErrorBody } from '../errors.js';
+import type { FaultInput, FaultView } from '../harness/faults.js';
+import type {
+  JournalEntryView,
+  JournalFilter,
+  JournalPage,
+  NoticeRecord,
+  ViolationRecord,
+} from '../harness/journal.js';
+
+/**
+ * A typed client of a running fake's admin API (a container, `npm start`, another machine): what
+ * a suite calls instead of hand-written `fetch`s. Each method is one `/__admin` call of
+ * `spec/openapi.yaml` (tag `admin`), typed from its schemas; every refusal is an `AdminError`
+ * carrying the vendor-shaped body the fake answered.
+ */
+
+/** An admin call the fake refused: its HTTP status and the error body it answered. */
+export class AdminError extends Error {
+  readonly status: number;
+  readonly body: ErrorBody | undefined;
+
+  constructor(method: string, path: string, status: number, body: ErrorBody | undefined) {
+    super(`${method} ${path} answered ${status}${body?.message ? `: ${body.message}` : ''}`);
+    this.name = 'AdminError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export interface AdminClientOptions {
+  /** The fake's `ADMIN_TOKEN`, when it was started with one. */
+  adminToken?: string;
+  /** Another `fetch` (tests, proxies); the global one by default. */
+  fetch?: typeof fetch;
+}
+
+export interface Health {
+  status: 'ok';
+  session: string | null;
+  documents: number;
+}
+
+export interface Clock {
+  /** The fake's time, Unix seconds. */
+  now: number;
+  offsetSeconds: number;
+}
+
+export interface SessionInfo {
+  id: string;
+  baseUrl: string;
+  createdAt?: string;
+  lastUsedAt?: string;
+  expires?: boolean;
+}
+
+/** The journal's filters and page (`GET /__admin/requests`). */
+export type RequestsQuery = JournalFilter & JournalPage;
+
+export interface AdminClient {
+  /** Where the fake (or the session) is served. */
+  readonly baseUrl: string;
+  health(): Promise<Health>;
+  reset(): Promise<void>;
+  /** Replaces the state with a fixture set, which becomes the reset point. */
+  load(fixtures: FixtureSet): Promise<void>;
+  state(): Promise<Dataset>;
+  /** One page of the journal and how many entries match. */
+  requests(query?: RequestsQuery): Promise<{ count: number; requests: JournalEntryView[] }>;
+  /** One journaled request, whole. */
+  request(id: number): Promise<JournalEntryView>;
+  clearRequests(): Promise<void>;
+  violations(): Promise<ViolationRecord[]>;
+  notices(): Promise<NoticeRecord[]>;
+  /** Adds a fault; answers its id. */
+  addFault(fault: FaultInput): Promise<string>;
+  faults(): Promise<FaultView[]>;
+  removeFault(id: string): Promise<void>;
+  clearFaults(): Promise<void>;
+  clock(): Promise<Clock>;
+  advanceClock(seconds: number): Promise<Clock>;
+  setClock(unixSeconds: number): Promise<Clock>;
+  /** Invalidates every token issued so far; answers how many were still usable. */
+  revokeTokens(): Promise<number>;
+  /** The run-time settings, after applying `changes`. */
+  settings(changes?: Partial<Settings>): Promise<Settings>;
+  /** A new session; `admin` is this client for its URL. */
+  createSession(input?: {
+    fixtures?: FixtureSet;
+    expires?: boolean;
+  }): Promise<SessionInfo & { admin: AdminClient }>;
+  sessions(): Promise<SessionInfo[]>;
+  deleteSession(id: string): Promise<void>;
+}
+
+function queryString(query: Record<string, unknown> | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** A client of the admin API of the fake (or session) at `baseUrl`, e.g. `http://127.0.0.1:4010`. */
+export function createAdminClient(baseUrl: string, options: AdminClientOptions = {}): AdminClient {
+  const base = baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await doFetch(`${base}/__admin${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
+    if (!res.ok) throw new AdminError(method, `/__admin${path}`, res.status, parsed as ErrorBody | undefined);
+    return parsed as T;
+  }
+
+  return {
+    baseUrl: base,
+    health: () => call('GET', '/health'),
+    reset: async () => void (await call('POST', '/reset')),
+    load: async (fixtures) => void (await call('PUT', '/fixtures', fixtures)),
+    state: () => call('GET', '/state'),
+    requests: (query) => call('GET', `/requests${queryString(query as Record<string, unknown>)}`),
+    request: (id) => call('GET', `/requests/${id}`),
+    clearRequests: async () => void (await call('DELETE', '/requests')),
+    violations: async () => (await call<{ violations: ViolationRecord[] }>('GET', '/violations')).violations,
+    notices: async () => (await call<{ notices: NoticeRecord[] }>('GET', '/notices')).notices,
+    addFault: async (fault) => (await call<{ id: string }>('POST', '/faults', fault)).id,
+    faults: async () => (await call<{ faults: FaultView[] }>('GET', '/faults')).faults,
+    removeFault: async (id) => void (await call('DELETE', `/faults/${encodeURIComponent(id)}`)),
+    clearFaults: async () => void (await call('DELETE', '/faults')),
+    clock: () => call('GET', '/clock'),
+    advanceClock: (seconds) => call('POST', '/clock', { advanceSeconds: seconds }),
+    setClock: (unixSeconds) => call('POST', '/clock', { now: unixSeconds }),
+    revokeTokens: async () => (await call<{ revoked: number }>('POST', '/tokens/revoke')).revoked,
+    settings: (changes) =>
+      changes === undefined ? call('GET', '/settings') : call('PUT', '/settings', changes),
+    createSession: async (input = {}) => {
+      const created = await call<SessionInfo>('POST', '/sessions', input);
+      return { ...created, admin: createAdminClient(created.baseUrl, options) };
+    },
+    sessions: async () => (await call<{ sessions: SessionInfo[] }>('GET', '/sessions')).sessions,
+    deleteSession: async (id) => void (await call('DELETE', `/sessions/${encodeURIComponent(id)}`)),
+  };
+}

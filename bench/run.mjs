@@ -101,7 +101,7 @@ async function issueToken(port) {
 async function startPrism({ quiet = false } = {}) {
   const port = await freePort();
   const since = performance.now();
-  const bin = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
+  const bin = join(ROOT, 'bench/node_modules/@stoplight/prism-cli/dist/index.js');
   const args = [bin, 'mock', join(ROOT, 'spec/openapi.yaml'), '-h', HOST, '-p', String(port)];
   if (quiet) args.push('-v', 'silent');
   const child = spawnTracked(NODE, args);
@@ -117,7 +117,7 @@ async function startPrism({ quiet = false } = {}) {
 /** `json-server db.json` as documented (request log on); `quiet`: `--quiet`. */
 async function startJsonServer(db, { quiet = false } = {}) {
   const port = await freePort();
-  const bin = join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
+  const bin = join(ROOT, 'bench/node_modules/json-server/lib/cli/bin.js');
   const args = [bin, '--port', String(port), '--host', HOST, ...(quiet ? ['--quiet'] : []), db];
   const child = spawnTracked(NODE, args);
   await waitFor(child, port, '/documents/1', {

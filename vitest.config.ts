@@ -7,6 +7,8 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'examples/**/*.container.test.ts'],
     environment: 'node',
     setupFiles: ['test/support/setup-conformance.ts'],
+    // The pages' build (dist/ui), made when missing or stale.
+    globalSetup: ['test/support/build-ui.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

@@ -124,7 +124,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const checks: ControlChecks = {
     faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
   };
-  const app = createApp({ options, spec, root, sessions, logger, validators });
+  const app = createApp({ options, spec, root, sessions, logger, validators, fixtureSource: source });
   let server: Server | undefined;
 
   const mock: MockServer = {

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import cors from 'cors';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { listOperations } from '../contract/operations.js';
@@ -12,6 +18,7 @@ import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/response-checks.js';
 import { type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import { createErrorHandler, toApiError } from './error-handler.js';
+import { createFrontPages } from './front-pages.js';
 import { createAdminHandlers } from './handlers/admin-handlers.js';
 import { vendorHandlers } from './handlers/vendor-handlers.js';
 import { createInstanceRouter } from './instance-router.js';
@@ -19,6 +26,7 @@ import { chain } from './middleware-chain.js';
 import { createRequestLog } from './request-log.js';
 import { RequestState, stateOf } from './request-state.js';
 import { createSpecRouter } from './spec-router.js';
+import { wantsHtml } from './ui-assets.js';
 
 export interface AppContext {
   options: Options;
@@ -28,6 +36,8 @@ export interface AppContext {
   logger: Logger;
   /** The spec's request validators, shared with the programmatic API. */
   validators: OperationValidators;
+  /** Where the root's fixtures came from (a path, `inline`, `default`), named on the landing page. */
+  fixtureSource?: string;
 }
 
 const ADMIN_TAG = 'admin';
@@ -106,6 +116,8 @@ interface DispatchOptions {
   root: Instance;
   sessions: SessionRegistry;
   instanceRoutes: RequestHandler;
+  /** `/`, `/favicon.ico`, `/docs` (http/front-pages.ts): answers whether it served the request. */
+  frontPages: (req: Request, res: Response) => boolean;
 }
 
 /**
@@ -114,7 +126,7 @@ interface DispatchOptions {
  * root instance (everything else). Done in one step, with no router layers, because every
  * request passes here.
  */
-function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): RequestHandler {
+function dispatch({ spec, root, sessions, instanceRoutes, frontPages }: DispatchOptions): RequestHandler {
   return (req, res, next) => {
     const path = req.path;
     if (req.method === 'GET' || req.method === 'HEAD') {
@@ -123,9 +135,11 @@ function dispatch({ spec, root, sessions, instanceRoutes }: DispatchOptions): Re
         return;
       }
       if (path === '/openapi.yaml') {
-        res.type('application/yaml').send(spec.yaml);
+        // A browser shows text; it would download application/yaml.
+        res.type(wantsHtml(req) ? 'text/plain' : 'application/yaml').send(spec.yaml);
         return;
       }
+      if (!path.startsWith('/api/') && frontPages(req, res)) return;
     }
     const state = stateOf(res);
     if (path.startsWith(SESSION_PREFIX)) {
@@ -220,7 +234,13 @@ export function createApp(context: AppContext): Express {
       requestBasics(),
       ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
       corsMiddleware(options.corsOrigins, options.adminOrigins),
-      dispatch({ spec, root, sessions, instanceRoutes }),
+      dispatch({
+        spec,
+        root,
+        sessions,
+        instanceRoutes,
+        frontPages: createFrontPages({ root, fixtureSource: context.fixtureSource ?? 'default' }),
+      }),
     ),
   );
   app.use(captureError);

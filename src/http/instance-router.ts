@@ -9,6 +9,7 @@ import { createFaultInjector } from './fault-injector.js';
 import { chain } from './middleware-chain.js';
 import { createRequestRecorder } from './request-recorder.js';
 import { stateOf } from './request-state.js';
+import { inspector, isInspectorPath } from './ui-assets.js';
 
 /**
  * Admin calls may carry whole fixture sets, larger than a vendor request should be: their limit
@@ -89,6 +90,8 @@ const isAdminPath = (path: string) => path === '/__admin' || path.startsWith('/_
  * `/sessions/{id}` for a session); the instance itself is chosen per request on
  * `res.locals.instance`, so this router is built once per server and serves them all.
  *
+ *   /__admin/ui   the inspector's page and assets (no data, so no token); a browser opening
+ *                 /__admin or /__admin/journal is sent there
  *   /__admin/...  auth (all but health), parsing, admin spec router; never journaled or faulted
  *   anything else journal, limits, parsing, latency and faults, vendor spec router, 404
  */
@@ -117,5 +120,15 @@ export function createInstanceRouter({
     apiRouter,
     notFound,
   );
-  return (req, res, next) => (isAdminPath(stateOf(res).path) ? admin(req, res, next) : api(req, res, next));
+  return (req, res, next) => {
+    const state = stateOf(res);
+    const { path } = state;
+    if (!isAdminPath(path)) {
+      api(req, res, next);
+      return;
+    }
+    if (inspector.redirect(req, res, path, state.basePath)) return;
+    if (isInspectorPath(path)) inspector.serve(req, res, path);
+    else admin(req, res, next);
+  };
 }

@@ -297,13 +297,15 @@ describe('error bodies and stray paths', () => {
     }
   });
 
-  it('journals a browser’s / and /favicon.ico as notices, never as violations', async () => {
+  it('serves a browser’s / and /favicon.ico unjournaled, and journals other paths outside the API as notices', async () => {
     await mock.clearRequests();
-    expect((await http.get('/favicon.ico')).status).toBe(404);
+    expect((await http.get('/')).status).toBe(200);
+    expect((await http.get('/favicon.ico')).status).toBe(200);
     expect((await http.get('/robots.txt')).status).toBe(404);
+    expect((await http.get('/apple-touch-icon.png')).status).toBe(404);
     expect(await mock.violations()).toEqual([]);
     const notices = await mock.notices();
-    expect(notices.map((n) => n.path)).toEqual(['/favicon.ico', '/robots.txt']);
+    expect(notices.map((n) => n.path)).toEqual(['/robots.txt', '/apple-touch-icon.png']);
     expect((await http.get('/api/v2/nothing-here').set('x-access-token', token)).status).toBe(404);
     expect((await mock.violations()).map((v) => v.path)).toEqual(['/api/v2/nothing-here']);
   });

@@ -38,6 +38,17 @@ export interface ConformanceChecker {
 }
 
 const SESSION_PREFIX = /^\/sessions\/[^/]+(?=\/|$)/;
+/**
+ * The spec documents and the fake's pages for people (landing page, icon, API docs, inspector):
+ * served beside the API, not operations of the spec.
+ */
+export function isPagePath(path: string): boolean {
+  return (
+    /^\/(?:openapi\.[a-z]+|favicon\.ico|docs(?:\/.*)?)?$/.test(path) ||
+    /^(?:\/sessions\/[^/]+)?\/__admin\/ui(?:\/.*)?$/.test(path)
+  );
+}
+
 const SPEC_URI = 'https://passportal-docs-fake.local/conformance/openapi.json';
 
 interface Route {
@@ -93,8 +104,12 @@ export async function createConformanceChecker(document: OpenApiDocument): Promi
       const method = response.method.toLowerCase();
       const path = pathOf(response.url);
       const headers = flatHeaders(response.headers);
-      if (/^\/openapi\.[a-z]+$/.test(path)) return { skipped: 'the spec document', violations: [] };
+      if (isPagePath(path)) return { skipped: 'the spec document or a page', violations: [] };
       if (headers['x-fake-fault'] !== undefined) return { skipped: 'an injected fault', violations: [] };
+      // The fake redirects only a browser opening an admin path by hand to its inspector page.
+      if (response.status === 302 && /\/__admin\/ui$/.test(headers.location ?? '')) {
+        return { skipped: 'a redirect to the inspector', violations: [] };
+      }
       if (method === 'options') return { skipped: 'a CORS preflight', violations: [] };
       if (method === 'head') return { skipped: 'a HEAD response has no body', violations: [] };
 

@@ -4,7 +4,8 @@
  * that breaks it fails the request's promise (or `end` callback) with a ConformanceError naming
  * the operation, the location in the body and the rule.
  *
- * Not checked: `/openapi.*` itself, responses carrying `x-fake-fault` (an injected fault answers
+ * Not checked: `/openapi.*` itself and the fake's pages (`/`, `/favicon.ico`, `/docs`, the
+ * inspector at `/__admin/ui`: not API operations, see `isPagePath`), responses carrying `x-fake-fault` (an injected fault answers
  * whatever the test asked for), CORS preflights (OPTIONS) and HEAD responses (no body).
  */
 import supertest from 'supertest';
@@ -13,6 +14,7 @@ import {
   ConformanceError,
   conformanceCheckerFor,
   describeFailure,
+  isPagePath,
 } from './conformance.js';
 
 type Callback = (error: Error | null, res?: SuperagentResponse) => void;
@@ -76,7 +78,7 @@ function bodyOf(res: SuperagentResponse): unknown {
 }
 
 function isSpecRequest(url: string): boolean {
-  return /^\/openapi\.[a-z]+$/.test(new URL(url, 'http://x.invalid').pathname);
+  return isPagePath(new URL(url, 'http://x.invalid').pathname);
 }
 
 proto.assert = function assertWithConformance(this: TestInternals, resError, res, fn) {

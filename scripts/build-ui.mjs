@@ -1,0 +1,51 @@
+// Build step: the browser pages' own files into dist/ui/ (served by src/http/ui-assets.ts):
+//   inspector.html, assets/inspector.js + .css   the inspector (Preact, JSX compiled by esbuild)
+//   docs.html, assets/docs.js                    the docs page's Swagger UI set-up
+// Swagger UI itself is served from the swagger-ui-dist package, not copied. Also run by the
+// browser tests when dist/ui is missing or older than src/ui (`ensureUiBuilt`).
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src/ui');
+const OUT = join(ROOT, 'dist/ui');
+
+export async function buildUi() {
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(join(OUT, 'assets'), { recursive: true });
+  await build({
+    entryPoints: { inspector: join(SRC, 'inspector.tsx'), docs: join(SRC, 'docs.ts') },
+    outdir: join(OUT, 'assets'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome109', 'firefox115', 'safari16'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    absWorkingDir: ROOT,
+  });
+  copyFileSync(join(SRC, 'inspector.css'), join(OUT, 'assets/inspector.css'));
+  for (const page of ['inspector.html', 'docs.html']) copyFileSync(join(SRC, page), join(OUT, page));
+}
+
+const newest = (dir) =>
+  Math.max(
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
+    ),
+  );
+
+/** Builds dist/ui unless it is there and newer than every file of src/ui. */
+export async function ensureUiBuilt() {
+  const marker = join(OUT, 'assets/inspector.js');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= newest(SRC)) return false;
+  await buildUi();
+  return true;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildUi();

@@ -1,0 +1,157 @@
+import type { Request, Response } from 'express';
+import { computeHash } from '../domain/tokens.js';
+import type { Instance } from '../harness/instance.js';
+import { PACKAGE_VERSION } from '../package-root.js';
+import { sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
+
+/**
+ * What a person opening the fake in a browser sees, served at the root before any instance (so
+ * never journaled, never a violation):
+ *
+ *   /                 a landing page for browsers (`Accept: text/html`), a JSON summary for others
+ *   /favicon.ico      the fake's icon
+ *   /docs             the spec in Swagger UI, "try it" aimed at this fake
+ *   /docs/...         the docs page's script and Swagger UI's own files (from swagger-ui-dist)
+ *   /openapi.yaml     shown as text to a browser instead of downloaded (see `app.ts`)
+ */
+
+export interface FrontPagesContext {
+  root: Instance;
+  /** Where the root's fixtures came from: a path, `inline` or `default`. */
+  fixtureSource: string;
+}
+
+const NAME = 'Passportal Documents API fake';
+const SAMPLE_CONTENT = 'api-content-hash';
+
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e8c"/><path d="M9 7h9a7 7 0 0 1 0 14h-4v5H9z M14 12v4h4a2 2 0 0 0 0-4z" fill="#fff"/></svg>`;
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function summary(context: FrontPagesContext) {
+  const state = context.root.fake.snapshot();
+  return {
+    name: NAME,
+    version: PACKAGE_VERSION,
+    fixtures: context.fixtureSource,
+    organizations: state.organizations.length,
+    documents: state.documents.length,
+    apiKeys: state.apiKeys,
+  };
+}
+
+const STYLE = `
+:root{color-scheme:light;--ink:#1d2430;--muted:#5b6576;--line:#dde2ea;--accent:#1f4e8c;--bg:#f6f8fb}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
+header{background:#fff;border-bottom:1px solid var(--line);padding:18px 32px;display:flex;align-items:baseline;gap:12px}
+header h1{margin:0;font-size:22px}
+.badge{font-size:12px;color:var(--muted);border:1px solid var(--line);border-radius:10px;padding:1px 8px}
+main{max-width:980px;margin:0 auto;padding:24px 32px}
+section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:16px 20px;margin-bottom:18px}
+h2{font-size:16px;margin:0 0 10px}
+.links{display:flex;gap:12px;flex-wrap:wrap}
+.links a{display:block;flex:1 1 200px;padding:12px 14px;border:1px solid var(--line);border-radius:8px;text-decoration:none;color:var(--ink)}
+.links a:hover{border-color:var(--accent)}
+.links strong{display:block;color:var(--accent)}
+.links span{color:var(--muted);font-size:13px}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+th{color:var(--muted);font-weight:600}
+code,pre{font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+td code{word-break:break-all}
+pre{background:#f1f4f8;border:1px solid var(--line);border-radius:6px;padding:10px 12px;overflow:auto;white-space:pre-wrap;word-break:break-all}
+p{margin:6px 0}
+.muted{color:var(--muted)}
+`;
+
+function landingHtml(context: FrontPagesContext): string {
+  const s = summary(context);
+  const keys = s.apiKeys.slice(0, 20);
+  const rows = keys
+    .map(
+      (k) =>
+        `<tr><td>${k.organizationId}</td><td><code>${escapeHtml(k.keyId)}</code></td><td><code>${escapeHtml(k.secret)}</code></td><td><code>${computeHash(k.secret, SAMPLE_CONTENT)}</code></td></tr>`,
+    )
+    .join('');
+  const first = keys[0];
+  const curl = first
+    ? `curl -s -X POST "$BASE/api/v2/auth/client_token" \\
+  -H 'content-type: application/json' \\
+  -H 'x-key: ${escapeHtml(first.keyId)}' \\
+  -H 'x-hash: ${computeHash(first.secret, SAMPLE_CONTENT)}' \\
+  -d '{"scope":"docs_api","content":"${SAMPLE_CONTENT}"}'`
+    : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${NAME}</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head>
+<body><header><h1>${NAME}</h1><span class="badge">v${escapeHtml(s.version)}</span></header>
+<main>
+<section><p>A faithful fake of the Passportal Documents API v2 for contract testing. Point your client here:
+every request is checked against the contract and kept in the journal.</p>
+<p class="muted">Fixture set: <strong id="fixtures">${escapeHtml(s.fixtures)}</strong> &middot;
+${s.organizations} organizations &middot; ${s.documents} documents</p></section>
+<section><div class="links">
+<a href="docs"><strong>API docs</strong><span>The contract, with "try it" against this fake</span></a>
+<a href="__admin/ui"><strong>Inspector</strong><span>Journal, violations, state, faults, clock, sessions</span></a>
+<a href="openapi.yaml"><strong>OpenAPI spec</strong><span>openapi.yaml &middot; <code>openapi.json</code></span></a>
+</div></section>
+<section><h2>API keys</h2>
+<p class="muted">The <code>x-hash</code> column is HMAC-SHA256(secret, <code>${SAMPLE_CONTENT}</code>) in lower-case hex, for a body of <code>{"scope":"docs_api","content":"${SAMPLE_CONTENT}"}</code>.</p>
+<table><thead><tr><th>org</th><th>key ID (<code>x-key</code>)</th><th>secret</th><th><code>x-hash</code></th></tr></thead><tbody>${rows}</tbody></table>
+${s.apiKeys.length > keys.length ? `<p class="muted">${s.apiKeys.length - keys.length} more in the inspector.</p>` : ''}
+</section>
+${curl ? `<section><h2>A token</h2><pre>BASE=<span id="base"></span>\n${curl}</pre></section>` : ''}
+</main>
+<script>document.getElementById('base').textContent = location.origin;</script>
+</body></html>`;
+}
+
+/** Handles the front pages; answers false for every other request. */
+export function createFrontPages(context: FrontPagesContext): (req: Request, res: Response) => boolean {
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const path = req.path;
+    if (path === '/') {
+      if (wantsHtml(req)) {
+        res.setHeader('cache-control', 'no-store');
+        res.type('html').send(landingHtml(context));
+      } else {
+        const { apiKeys, ...rest } = summary(context);
+        res.json({
+          ...rest,
+          links: {
+            docs: '/docs',
+            inspector: '/__admin/ui',
+            openapi: '/openapi.yaml',
+            openapiJson: '/openapi.json',
+            health: '/__admin/health',
+          },
+        });
+      }
+      return true;
+    }
+    if (path === '/favicon.ico') {
+      res.setHeader('cache-control', 'public, max-age=86400');
+      res.type('image/svg+xml').send(ICON);
+      return true;
+    }
+    if (path === '/docs') {
+      sendStatic(req, res, UI_DIR, 'docs.html');
+      return true;
+    }
+    if (path === '/docs/') {
+      res.redirect(302, '/docs');
+      return true;
+    }
+    if (path.startsWith('/docs/swagger-ui/')) {
+      sendStatic(req, res, swaggerUiDir(), path.slice('/docs/swagger-ui/'.length));
+      return true;
+    }
+    if (path.startsWith('/docs/')) {
+      sendStatic(req, res, UI_DIR, path.slice('/docs/'.length));
+      return true;
+    }
+    return false;
+  };
+}

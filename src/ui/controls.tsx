@@ -1,0 +1,445 @@
+import { useEffect, useState } from 'preact/hooks';
+import { admin, sessionId } from './api.js';
+import { ErrorBox, Panel } from './parts.js';
+import type { Clock, Fault, Session } from './types.js';
+
+/** Runs an admin call, keeping its outcome (a line of text, or the refusal) for the panel. */
+function useAction(): {
+  run: (work: () => Promise<string | undefined>) => Promise<void>;
+  message: string | undefined;
+  error: unknown;
+} {
+  const [message, setMessage] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>();
+  return {
+    message,
+    error,
+    run: async (work) => {
+      setMessage(undefined);
+      setError(undefined);
+      try {
+        setMessage(await work());
+      } catch (e) {
+        setError(e);
+      }
+    },
+  };
+}
+
+function Outcome({ message, error }: { message: string | undefined; error: unknown }) {
+  return (
+    <div>
+      {message ? (
+        <p class="ok" role="status">
+          {message}
+        </p>
+      ) : null}
+      <ErrorBox error={error} />
+    </div>
+  );
+}
+
+function Reset() {
+  const action = useAction();
+  return (
+    <Panel title="Reset and tokens">
+      <p class="muted">Reset returns the state to the loaded fixtures (tokens clients hold stay valid).</p>
+      <div class="toolbar">
+        <button
+          type="button"
+          name="reset"
+          onClick={() =>
+            action.run(async () => {
+              await admin('POST', '/reset');
+              return 'State reset to the loaded fixtures.';
+            })
+          }
+        >
+          Reset state
+        </button>
+        <button
+          type="button"
+          name="revoke"
+          onClick={() =>
+            action.run(async () => {
+              const res = await admin<{ revoked: number }>('POST', '/tokens/revoke');
+              return `${res.revoked} token${res.revoked === 1 ? '' : 's'} revoked.`;
+            })
+          }
+        >
+          Revoke all tokens
+        </button>
+      </div>
+      <Outcome {...action} />
+    </Panel>
+  );
+}
+
+function Fixtures() {
+  const action = useAction();
+  const [over, setOver] = useState(false);
+  const load = (file: File) =>
+    action.run(async () => {
+      const text = await file.text();
+      try {
+        JSON.parse(text);
+      } catch (e) {
+        throw new Error(`${file.name} is not JSON: ${(e as Error).message}`);
+      }
+      const res = await admin<{ documents: number }>('PUT', '/fixtures', text);
+      return `Loaded ${file.name}: ${res.documents} documents. It is the new reset point.`;
+    });
+  return (
+    <Panel title="Load a fixture file">
+      <label
+        class={over ? 'drop over' : 'drop'}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setOver(false);
+          const file = e.dataTransfer?.files[0];
+          if (file) void load(file);
+        }}
+      >
+        Drop a fixture set (JSON) here, or choose one
+        <input
+          type="file"
+          name="fixtures"
+          accept="application/json,.json"
+          onChange={(e) => {
+            const input = e.target as HTMLInputElement;
+            const file = input.files?.[0];
+            if (file) void load(file);
+            input.value = '';
+          }}
+        />
+      </label>
+      <Outcome {...action} />
+    </Panel>
+  );
+}
+
+function Faults() {
+  const [faults, setFaults] = useState<Fault[]>([]);
+  const action = useAction();
+  const [form, setForm] = useState({ method: '', path: '', status: '503', body: '', delayMs: '', times: '' });
+  const reload = () =>
+    admin<{ faults: Fault[] }>('GET', '/faults').then(
+      (r) => setFaults(r.faults),
+      () => undefined,
+    );
+  useEffect(() => {
+    void reload();
+  }, []);
+  const field = (name: keyof typeof form, label: string, placeholder = '') => (
+    <label>
+      {label}
+      <input
+        name={`fault-${name}`}
+        placeholder={placeholder}
+        value={form[name]}
+        onInput={(e) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value })}
+      />
+    </label>
+  );
+  const add = () =>
+    action.run(async () => {
+      const input: Record<string, unknown> = {};
+      if (form.method.trim()) input.method = form.method.trim();
+      if (form.path.trim()) input.path = form.path.trim();
+      if (form.status.trim()) input.status = Number(form.status);
+      if (form.delayMs.trim()) input.delayMs = Number(form.delayMs);
+      if (form.times.trim()) input.times = Number(form.times);
+      if (form.body.trim()) {
+        try {
+          input.body = JSON.parse(form.body);
+        } catch {
+          input.body = form.body;
+        }
+      }
+      const res = await admin<{ id: string }>('POST', '/faults', input);
+      await reload();
+      return `Fault ${res.id} added.`;
+    });
+  return (
+    <Panel title="Faults">
+      <div class="form-grid">
+        {field('method', 'Method', 'any')}
+        {field('path', 'Path', '/api/v2/documents*')}
+        {field('status', 'Status', '503')}
+        {field('delayMs', 'Delay (ms)', '0')}
+        {field('times', 'Times', 'always')}
+        {field('body', 'Body (JSON or text)', '{"success":false}')}
+      </div>
+      <div class="toolbar">
+        <button type="button" name="add-fault" onClick={add}>
+          Add fault
+        </button>
+        <button
+          type="button"
+          class="plain"
+          onClick={() =>
+            action.run(async () => {
+              await admin('DELETE', '/faults');
+              await reload();
+              return 'Every fault removed.';
+            })
+          }
+        >
+          Remove all
+        </button>
+      </div>
+      <Outcome {...action} />
+      <table class="faults">
+        <thead>
+          <tr>
+            <th>id</th>
+            <th>match</th>
+            <th>answer</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {faults.length === 0 ? (
+            <tr>
+              <td colSpan={4} class="muted">
+                No faults: every request gets the fake's own answer.
+              </td>
+            </tr>
+          ) : null}
+          {faults.map((f) => (
+            <tr>
+              <td>
+                <code>{f.id}</code>
+              </td>
+              <td>
+                {f.method ?? 'any method'} <code>{f.path ?? 'any path'}</code>
+                {f.times === undefined ? '' : ` (${f.times} more)`}
+              </td>
+              <td>
+                {f.drop ? 'drop connection' : (f.status ?? '')}
+                {f.delayMs ? ` after ${f.delayMs} ms` : ''}
+              </td>
+              <td>
+                <button
+                  type="button"
+                  class="plain"
+                  onClick={() =>
+                    action.run(async () => {
+                      await admin('DELETE', `/faults/${encodeURIComponent(f.id)}`);
+                      await reload();
+                      return `Fault ${f.id} removed.`;
+                    })
+                  }
+                >
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Panel>
+  );
+}
+
+function ClockPanel() {
+  const [clock, setClock] = useState<Clock | undefined>();
+  const [seconds, setSeconds] = useState('3301');
+  const action = useAction();
+  useEffect(() => {
+    admin<Clock>('GET', '/clock').then(setClock, () => undefined);
+  }, []);
+  return (
+    <Panel title="Clock">
+      <p>
+        Now: <strong class="clock-now">{clock ? new Date(clock.now * 1000).toISOString() : '…'}</strong>
+        {clock ? <span class="muted"> (offset {clock.offsetSeconds} s)</span> : null}
+      </p>
+      <div class="toolbar">
+        <label>
+          Advance by (s)
+          <input
+            name="advance"
+            size={8}
+            value={seconds}
+            onInput={(e) => setSeconds((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <button
+          type="button"
+          onClick={() =>
+            action.run(async () => {
+              const next = await admin<Clock>('POST', '/clock', { advanceSeconds: Number(seconds) });
+              setClock(next);
+              return `Clock advanced by ${seconds} s.`;
+            })
+          }
+        >
+          Advance
+        </button>
+      </div>
+      <Outcome {...action} />
+    </Panel>
+  );
+}
+
+function Settings() {
+  const [text, setText] = useState('');
+  const action = useAction();
+  const [loadError, setLoadError] = useState<unknown>();
+  useEffect(() => {
+    admin<unknown>('GET', '/settings').then((s) => setText(JSON.stringify(s, null, 2)), setLoadError);
+  }, []);
+  return (
+    <Panel title="Settings">
+      <ErrorBox error={loadError} />
+      <textarea
+        name="settings"
+        rows={14}
+        value={text}
+        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+      />
+      <div class="toolbar">
+        <button
+          type="button"
+          onClick={() =>
+            action.run(async () => {
+              let body: unknown;
+              try {
+                body = JSON.parse(text);
+              } catch (e) {
+                throw new Error(`settings are not JSON: ${(e as Error).message}`);
+              }
+              const saved = await admin<unknown>('PUT', '/settings', body);
+              setText(JSON.stringify(saved, null, 2));
+              return 'Settings saved.';
+            })
+          }
+        >
+          Save settings
+        </button>
+      </div>
+      <Outcome {...action} />
+    </Panel>
+  );
+}
+
+function Sessions() {
+  const [sessions, setSessions] = useState<Session[]>([]);
+  const [keep, setKeep] = useState(false);
+  const action = useAction();
+  const reload = () =>
+    admin<{ sessions: Session[] }>('GET', '/sessions').then(
+      (r) => setSessions(r.sessions),
+      () => undefined,
+    );
+  useEffect(() => {
+    void reload();
+  }, []);
+  return (
+    <Panel title="Sessions">
+      {sessionId === undefined ? (
+        <div class="toolbar">
+          <button
+            type="button"
+            name="create-session"
+            onClick={() =>
+              action.run(async () => {
+                const created = await admin<{ id: string }>(
+                  'POST',
+                  '/sessions',
+                  keep ? { expires: false } : {},
+                );
+                await reload();
+                return `Session ${created.id} created.`;
+              })
+            }
+          >
+            Create session
+          </button>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={keep}
+              onChange={(e) => setKeep((e.target as HTMLInputElement).checked)}
+            />
+            never expires
+          </label>
+        </div>
+      ) : (
+        <p class="muted">This is session {sessionId}; create sessions from the root inspector.</p>
+      )}
+      <Outcome {...action} />
+      <table class="sessions">
+        <thead>
+          <tr>
+            <th>id</th>
+            <th>base URL</th>
+            <th>last used</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {sessions.length === 0 ? (
+            <tr>
+              <td colSpan={4} class="muted">
+                No sessions.
+              </td>
+            </tr>
+          ) : null}
+          {sessions.map((s) => (
+            <tr>
+              <td>
+                <a href={`${new URL(s.baseUrl).pathname}/__admin/ui`}>
+                  <code>{s.id}</code>
+                </a>
+                {s.expires ? null : <span class="muted"> (kept)</span>}
+              </td>
+              <td>
+                <code>{s.baseUrl}</code>
+              </td>
+              <td class="muted">{s.lastUsedAt}</td>
+              <td>
+                <button
+                  type="button"
+                  class="plain"
+                  onClick={() =>
+                    action.run(async () => {
+                      await admin('DELETE', `/sessions/${encodeURIComponent(s.id)}`);
+                      await reload();
+                      return `Session ${s.id} deleted.`;
+                    })
+                  }
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Panel>
+  );
+}
+
+export function Controls() {
+  return (
+    <div class="controls">
+      <div class="columns">
+        <Reset />
+        <ClockPanel />
+      </div>
+      <Fixtures />
+      <Faults />
+      <div class="columns">
+        <Sessions />
+        <Settings />
+      </div>
+    </div>
+  );
+}

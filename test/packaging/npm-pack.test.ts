@@ -1,8 +1,9 @@
 /**
  * What `npm publish` would ship: `npm pack --dry-run --json` on the project itself. The package is
- * an allow-list (package.json `files`): the built code, the spec, the default fixtures, README and
- * licence; nothing else (no sources, tests, test fixtures, bench, examples, image build files or
- * local state). Builds dist/ first when it is missing (as `prepare` does before a real pack).
+ * an allow-list (package.json `files`): the built code, the spec, the default fixtures, README,
+ * licence and what builds the image from the package (docker/package.Dockerfile and the two scripts
+ * it copies); nothing else (no sources, tests, test fixtures, bench, examples, the repository's
+ * Dockerfile or local state). Builds dist/ first when it is missing (as `prepare` does before a real pack).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -35,6 +36,8 @@ const ALLOWED = [
   /^dist\//,
   /^spec\//,
   /^fixtures\/default\//,
+  // What docker/package.Dockerfile builds the image from the installed package with.
+  /^docker\/(entrypoint\.mjs|healthcheck\.mjs|package\.Dockerfile)$/,
 ];
 
 let files: string[];

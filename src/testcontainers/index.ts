@@ -1,0 +1,162 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  AbstractStartedContainer,
+  GenericContainer,
+  type StartedTestContainer,
+  type StopOptions,
+  type StoppedTestContainer,
+  Wait,
+} from 'testcontainers';
+import { type AdminClient, createAdminClient } from '../client/admin-client.js';
+import { OPTION_SPECS, type Options } from '../config.js';
+import type { FixtureSet } from '../domain/types.js';
+import { PACKAGE_ROOT, PACKAGE_VERSION } from '../package-root.js';
+
+/**
+ * The fake as a Testcontainers module (`passportal-docs-fake/testcontainers`), shaped like the
+ * modules users know (WireMock's, Microcks'): a `GenericContainer` to configure, and a started
+ * container that knows its base URL and carries a typed admin client.
+ *
+ * ```ts
+ * const fake = await new PassportalFakeContainer().withFixtures('test/fixtures/suite').start();
+ * const session = await fake.admin.createSession();   // the client under test gets session.baseUrl
+ * await fake.stop();
+ * ```
+ *
+ * The image: `passportal-docs-fake:<package version>` unless another is named. Nothing is
+ * published to a registry, so build it once with `PassportalFakeContainer.buildImage()` (from
+ * the installed package, or from a checkout of the repository) or `docker build`.
+ */
+
+/** The port the image listens on. */
+export const PASSPORTAL_FAKE_PORT = 4010;
+/** The image the container starts unless the constructor names another. */
+export const PASSPORTAL_FAKE_IMAGE = `passportal-docs-fake:${PACKAGE_VERSION}`;
+
+/** Options as `createMockServer()` takes them; each is passed as its environment variable. */
+export type PassportalFakeOptions = Partial<Omit<Options, 'fixtures' | 'port' | 'host'>>;
+
+export interface BuildImageOptions {
+  /** The image name to tag (default `passportal-docs-fake:<version>`). */
+  tag?: string;
+  /**
+   * The build context: a checkout of the repository (its `Dockerfile` builds from source), or an
+   * installed package folder (its `docker/package.Dockerfile` copies the built code and installs
+   * the production dependencies). Default: this package's own folder.
+   */
+  context?: string;
+  /** Build arguments, e.g. `{ NODE_IMAGE: 'node:22-bookworm-slim' }`. */
+  buildArgs?: Record<string, string>;
+}
+
+const ENV_OF = new Map<string, string>(OPTION_SPECS.map((spec) => [spec.key, spec.env]));
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export class PassportalFakeContainer extends GenericContainer {
+  private adminToken: string | undefined;
+
+  /** @param image default `passportal-docs-fake:<package version>` */
+  constructor(image: string = PASSPORTAL_FAKE_IMAGE) {
+    super(image);
+    this.withExposedPorts(PASSPORTAL_FAKE_PORT)
+      .withEnvironment({ LOG_LEVEL: 'warn' })
+      .withWaitStrategy(Wait.forHttp('/__admin/health', PASSPORTAL_FAKE_PORT).forStatusCode(200))
+      .withStartupTimeout(60_000);
+  }
+
+  /**
+   * Builds the image (once; later builds reuse the engine's layer cache) and returns its name.
+   * From a checkout (a `Dockerfile` at the root of `context`) it builds from source; from an
+   * installed package it uses the package's `docker/package.Dockerfile`.
+   */
+  static async buildImage(options: BuildImageOptions = {}): Promise<string> {
+    const tag = options.tag ?? PASSPORTAL_FAKE_IMAGE;
+    const context = options.context ?? PACKAGE_ROOT;
+    const dockerfile = isFile(join(context, 'Dockerfile')) ? 'Dockerfile' : 'docker/package.Dockerfile';
+    let builder = GenericContainer.fromDockerfile(context, dockerfile);
+    if (options.buildArgs) builder = builder.withBuildArgs(options.buildArgs);
+    await builder.build(tag, { deleteOnExit: false });
+    return tag;
+  }
+
+  /**
+   * The fixture set the fake loads instead of the bundled one: a JSON file, a folder of per-kind
+   * files (both copied into the container, so remote engines work too), or a fixture set object.
+   */
+  withFixtures(fixtures: string | FixtureSet): this {
+    if (typeof fixtures === 'object') {
+      return this.withCopyContentToContainer([
+        { content: JSON.stringify(fixtures), target: '/fixtures', mode: 0o644 },
+      ]);
+    }
+    if (isDirectory(fixtures)) {
+      return this.withCopyDirectoriesToContainer([{ source: fixtures, target: '/fixtures', mode: 0o755 }]);
+    }
+    if (!isFile(fixtures)) throw new Error(`withFixtures: ${fixtures} is neither a file nor a folder`);
+    return this.withCopyFilesToContainer([{ source: fixtures, target: '/fixtures', mode: 0o644 }]);
+  }
+
+  /**
+   * Options by the names `createMockServer()` takes (`{ tokenTtlSeconds: 60, adminToken: 's' }`),
+   * passed as the environment variables of the options table. The admin client of the started
+   * container uses `adminToken` when given.
+   */
+  withOptions(options: PassportalFakeOptions): this {
+    const environment: Record<string, string> = {};
+    for (const [key, value] of Object.entries(options)) {
+      if (value === undefined) continue;
+      const env = ENV_OF.get(key);
+      if (env === undefined || key === 'port' || key === 'host' || key === 'fixtures') {
+        throw new Error(`withOptions: ${key} is not an option the container takes`);
+      }
+      environment[env] = String(value);
+      if (key === 'adminToken') this.adminToken = String(value);
+    }
+    return this.withEnvironment(environment);
+  }
+
+  override async start(): Promise<StartedPassportalFakeContainer> {
+    return new StartedPassportalFakeContainer(await super.start(), this.adminToken);
+  }
+}
+
+export class StartedPassportalFakeContainer extends AbstractStartedContainer {
+  private readonly baseUrl: string;
+  /** The typed admin client of the root instance (sessions, reset, load, journal, faults, clock, ...). */
+  readonly admin: AdminClient;
+
+  constructor(started: StartedTestContainer, adminToken?: string) {
+    super(started);
+    this.baseUrl = `http://${started.getHost()}:${started.getMappedPort(PASSPORTAL_FAKE_PORT)}`;
+    this.admin = createAdminClient(this.baseUrl, { adminToken });
+  }
+
+  /** The fake's root URL as the host reaches it, e.g. `http://localhost:32768` (no trailing slash). */
+  getBaseUrl(): string {
+    return this.baseUrl;
+  }
+
+  /**
+   * Stops the container. The fake finishes requests in flight and exits on SIGTERM in well under a
+   * second, so the default allows it 10 s (Testcontainers' own default of 0 sends SIGKILL at once).
+   */
+  override stop(options: Partial<StopOptions> = {}): Promise<StoppedTestContainer> {
+    return super.stop({ timeout: 10_000, ...options });
+  }
+}

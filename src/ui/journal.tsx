@@ -25,6 +25,16 @@ function queryOf(filters: Filters, offset: number): string {
   return q.toString();
 }
 
+/** The query as a short text (values of repeated parameters joined). */
+function queryText(query: Record<string, unknown>): string {
+  const q = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const v of Array.isArray(value) ? value : [value]) q.append(name, String(v ?? ''));
+  }
+  const text = decodeURIComponent(q.toString());
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
 const timeOf = (iso: string): string => {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour12: false });
@@ -187,7 +197,7 @@ export function Journal() {
             name="path"
             placeholder="/api/v2/documents*"
             value={filters.path}
-            onChange={(e) => set({ path: (e.target as HTMLInputElement).value })}
+            onInput={(e) => set({ path: (e.target as HTMLInputElement).value })}
           />
         </label>
         <label>
@@ -197,7 +207,7 @@ export function Journal() {
             size={5}
             placeholder="any"
             value={filters.status}
-            onChange={(e) => set({ status: (e.target as HTMLInputElement).value })}
+            onInput={(e) => set({ status: (e.target as HTMLInputElement).value })}
           />
         </label>
         <label class="check">
@@ -239,7 +249,6 @@ export function Journal() {
                 <th>path</th>
                 <th>status</th>
                 <th>ms</th>
-                <th>findings</th>
               </tr>
             </thead>
             <tbody>
@@ -254,13 +263,9 @@ export function Journal() {
                   <td class="method">{entry.method}</td>
                   <td class="path">
                     <code>{entry.path}</code>
-                    {Object.keys(entry.query).length ? <span class="muted"> ?…</span> : null}
-                  </td>
-                  <td>
-                    <span class={statusClass(entry)}>{entry.status ?? (entry.dropped ? 'drop' : '-')}</span>
-                  </td>
-                  <td class="muted">{Math.round(entry.durationMs * 10) / 10}</td>
-                  <td class="inline-findings">
+                    {Object.keys(entry.query).length ? (
+                      <span class="muted query">?{queryText(entry.query)}</span>
+                    ) : null}
                     {entry.violations.map((f) => (
                       <div class="inline-finding violation" title={f.message}>
                         <span class="tag">violation</span> <code class="location">{f.location}</code>{' '}
@@ -273,6 +278,10 @@ export function Journal() {
                       </div>
                     ))}
                   </td>
+                  <td>
+                    <span class={statusClass(entry)}>{entry.status ?? (entry.dropped ? 'drop' : '-')}</span>
+                  </td>
+                  <td class="muted">{Math.round(entry.durationMs * 10) / 10}</td>
                 </tr>
               ))}
             </tbody>

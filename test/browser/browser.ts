@@ -1,0 +1,60 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { createMockServer, type MockServer, type MockServerOptions } from '../../src/index.js';
+
+/**
+ * Headless Chromium for the page tests, through playwright-core and the system's Chromium
+ * (Debian's `chromium` package; .ci/run installs it): no browser download. A missing Chromium
+ * fails the tests, it never skips them.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Screenshots taken by the tests, kept as artifacts (git-ignored). */
+export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`,
+    );
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A fake on a free port of 127.0.0.1 (a secure context for WebCrypto), silent. */
+export async function startFake(options: MockServerOptions = {}): Promise<{ mock: MockServer; url: string }> {
+  const mock = await createMockServer({ logLevel: 'silent', ...options });
+  const url = await mock.listen(0, '127.0.0.1');
+  return { mock, url };
+}
+
+/** A page whose console errors and failed page scripts fail the test that reads them. */
+export async function openPage(
+  browser: Browser,
+  width = 1280,
+  height = 800,
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  return { page, errors };
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}

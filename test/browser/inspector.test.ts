@@ -1,0 +1,242 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeHash } from '../../src/domain/tokens.js';
+import { defaultApiKey, type MockServer } from '../../src/index.js';
+import { launchBrowser, openPage, screenshot, startFake } from './browser.js';
+
+const KEY = defaultApiKey(1);
+
+/** A client of the fake's API, as the app under test would be. */
+function apiClient(url: string) {
+  return {
+    async token(): Promise<string> {
+      const content = 'api-content-hash';
+      const res = await fetch(`${url}/api/v2/auth/client_token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-key': KEY.keyId,
+          'x-hash': computeHash(KEY.secret, content),
+        },
+        body: JSON.stringify({ scope: 'docs_api', content }),
+      });
+      return ((await res.json()) as { access_token: string }).access_token;
+    },
+    get: (path: string, token: string) => fetch(`${url}${path}`, { headers: { 'x-access-token': token } }),
+  };
+}
+
+describe('in a browser: the inspector', () => {
+  let browser: Browser;
+  let mock: MockServer;
+  let url: string;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    ({ mock, url } = await startFake());
+    ({ page, errors } = await openPage(browser));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await mock?.close();
+  });
+
+  it('shows requests live as they arrive, newest first, each opening to its detail', async () => {
+    await page.goto(`${url}/__admin/ui`);
+    await expect.poll(() => page.locator('.count').textContent()).toBe('0 requests');
+    const api = apiClient(url);
+    const token = await api.token();
+    await api.get('/api/v2/documents?pageNum=1&resultsPerPage=5', token);
+    const rows = page.locator('table.requests tbody tr');
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
+    await expect(rows.nth(0).locator('.path').textContent()).resolves.toContain('/api/v2/documents');
+    await expect(rows.nth(1).locator('.path').textContent()).resolves.toContain('/api/v2/auth/client_token');
+    await rows.nth(0).click();
+    const detail = page.getByLabel('request detail');
+    await expect.poll(() => detail.locator('.detail-status').textContent()).toBe('200');
+    const text = (await detail.textContent()) ?? '';
+    expect(text).toContain('GET');
+    expect(text).toContain('"resultsPerPage": "5"');
+    expect(text).toContain(token); // the x-access-token header as sent
+    expect(text).toContain('"success": true'); // the response body
+    expect(text).toMatch(/Duration\s*[\d.]+ ms/);
+  });
+
+  it('shows a violation inline with the location it names, and filters to violations only', async () => {
+    await page.goto(`${url}/__admin/ui`);
+    await page.locator('.count').waitFor();
+    await fetch(`${url}/api/v2/auth/client_token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-key': KEY.keyId,
+        'x-hash': computeHash(KEY.secret, 'api-content-hash'),
+      },
+      body: JSON.stringify({ scope: 'everything', content: 'api-content-hash' }),
+    });
+    const violation = page.locator('table.requests .inline-finding.violation').first();
+    await violation.waitFor({ timeout: 10_000 });
+    await expect(violation.locator('.location').textContent()).resolves.toBe('body/scope');
+    await page.getByLabel('Only violations').check();
+    await expect.poll(() => page.locator('table.requests tbody tr').count()).toBe(1);
+    await page.locator('table.requests tbody tr').first().click();
+    const detail = page.getByLabel('request detail');
+    await expect.poll(() => detail.locator('.detail-status').textContent()).toBe('400');
+    await expect(detail.locator('.findings .violation .location').first().textContent()).resolves.toBe(
+      'body/scope',
+    );
+    await page.getByLabel('Only violations').uncheck();
+    // A spelling the documentation does not promise: answered, with a notice, never a violation.
+    const api = apiClient(url);
+    await api.get('/api/v2/documents?pageNum=1&clientID=41001', await api.token());
+    const notice = page.locator('table.requests .inline-finding.notice').first();
+    await notice.waitFor({ timeout: 10_000 });
+    await expect(notice.locator('.location').textContent()).resolves.toContain('clientID');
+    await expect.poll(() => page.locator('table.requests tbody tr').count()).toBe(5);
+    await screenshot(page, 'inspector-journal');
+    expect(errors).toEqual([]);
+  });
+
+  it('reports a bad filter value as the admin API words it', async () => {
+    await page.goto(`${url}/__admin/ui`);
+    await page.getByLabel('Status').fill('abc');
+    await page.getByRole('alert').waitFor();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('query.status');
+    await page.getByLabel('Status').fill('');
+    await expect.poll(() => page.getByRole('alert').count()).toBe(0);
+  });
+
+  it('shows the state, a document in detail, and the keys with a hash calculator', async () => {
+    await page.goto(`${url}/__admin/ui#state`);
+    const search = page.getByLabel('Search');
+    await search.waitFor();
+    await search.fill('Dundee Office');
+    const docs = page.locator('table.documents tbody tr');
+    await expect.poll(() => docs.count()).toBeGreaterThan(0);
+    await docs.first().click();
+    await expect(page.getByLabel('document detail').textContent()).resolves.toContain('Dundee Office');
+    await screenshot(page, 'inspector-state');
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Content').fill('my-content');
+    const expected = computeHash(KEY.secret, 'my-content');
+    await expect.poll(() => page.locator('.hash-output').textContent()).toBe(expected);
+    const curl = (await page.locator('.curl-output').textContent()) ?? '';
+    expect(curl).toContain(`x-hash: ${expected}`);
+    expect(curl).toContain(`${url}/api/v2/auth/client_token`);
+  });
+
+  it('resets the state, adds a fault that changes the next answer, and removes it', async () => {
+    const api = apiClient(url);
+    const token = await api.token();
+    const before = mock.state().documents.length;
+    await fetch(`${url}/api/v2/documents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-access-token': token },
+      body: JSON.stringify({ title: 'Made in a test', templateUid: 'tpl-5001', clientId: 41001 }),
+    });
+    expect(mock.state().documents.length).toBe(before + 1);
+
+    await page.goto(`${url}/__admin/ui#controls`);
+    await page.getByRole('button', { name: 'Reset state' }).click();
+    await expect(page.getByRole('status').first().textContent()).resolves.toContain('reset');
+    expect(mock.state().documents.length).toBe(before);
+
+    await page.getByLabel('Path').fill('/api/v2/documents*');
+    await page.getByLabel('Status').fill('503');
+    await page.getByLabel('Body (JSON or text)').fill('{"success":false,"message":"down for maintenance"}');
+    await page.getByRole('button', { name: 'Add fault' }).click();
+    await page.locator('table.faults').getByText('/api/v2/documents*').waitFor();
+    const faulted = await api.get('/api/v2/documents', token);
+    expect(faulted.status).toBe(503);
+    expect(await faulted.json()).toMatchObject({ message: 'down for maintenance' });
+    await page.locator('table.faults').getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => page.locator('table.faults').textContent()).toContain('No faults');
+    expect((await api.get('/api/v2/documents', token)).status).toBe(200);
+  });
+
+  it('shows the problems of a bad fixture file with their paths, and loads a good one', async () => {
+    await page.goto(`${url}/__admin/ui#controls`);
+    const input = page.locator('input[name="fixtures"]');
+    const bad = { documents: [{ id: 'seven', label: 5 }] };
+    await input.setInputFiles({
+      name: 'bad.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(bad)),
+    });
+    const alert = page.locator('.panel', { hasText: 'Load a fixture file' }).getByRole('alert');
+    await alert.waitFor();
+    const problems = await alert.locator('.problems li .location').allTextContents();
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.some((p) => p.includes('documents/0'))).toBe(true);
+    await alert.scrollIntoViewIfNeeded();
+    await screenshot(page, 'inspector-fixture-errors');
+
+    const good = { organizations: [{ id: 1, name: 'Only One' }] };
+    await input.setInputFiles({
+      name: 'good.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(good)),
+    });
+    await expect
+      .poll(() =>
+        page.locator('.panel', { hasText: 'Load a fixture file' }).getByRole('status').textContent(),
+      )
+      .toContain('Loaded good.json');
+    expect(mock.state().organizations).toEqual([{ id: 1, name: 'Only One' }]);
+    expect(errors).toEqual([]);
+  });
+
+  it('inspects a session at its own URL, with its own journal', async () => {
+    const session = await mock.session();
+    try {
+      await page.goto(`${url}/sessions/${session.id}/__admin/ui`);
+      await expect(page.locator('.instance').textContent()).resolves.toBe(`session ${session.id}`);
+      await expect.poll(() => page.locator('.count').textContent()).toBe('0 requests');
+      await fetch(`${url}/sessions/${session.id}/api/v2/documents`);
+      await expect
+        .poll(() => page.locator('table.requests tbody tr .path').first().textContent(), { timeout: 10_000 })
+        .toContain('/api/v2/documents');
+    } finally {
+      session.delete();
+    }
+  });
+});
+
+describe('in a browser: the inspector of a fake with an admin token', () => {
+  let browser: Browser;
+  let mock: MockServer;
+  let url: string;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    ({ mock, url } = await startFake({ adminToken: 'open-sesame' }));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await mock?.close();
+  });
+
+  it('asks for the token, refuses a wrong one, and works with the right one kept out of the URL', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${url}/__admin/ui`);
+    const prompt = page.getByRole('form', { name: 'admin token' });
+    await prompt.waitFor();
+    await screenshot(page, 'inspector-token-prompt');
+    await prompt.locator('input[name="admin-token"]').fill('wrong');
+    await prompt.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => prompt.getByRole('alert').textContent()).toContain('refused');
+    await prompt.locator('input[name="admin-token"]').fill('open-sesame');
+    await prompt.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => prompt.count()).toBe(0);
+    await expect.poll(() => page.locator('.count').textContent()).toBe('0 requests');
+    expect(page.url()).not.toContain('open-sesame');
+    // Kept for the tab: a reload asks no more.
+    await page.reload();
+    await expect.poll(() => page.locator('.count').textContent()).toBe('0 requests');
+    expect(await prompt.count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+});

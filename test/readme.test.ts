@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTION_SPECS } from '../src/config.js';
@@ -24,6 +24,14 @@ describe('README', () => {
     const firstScreen = readme.split('\n').slice(0, 25).join('\n');
     expect(firstScreen).toContain('npm start');
     expect(firstScreen).toContain('npm test');
+    expect(firstScreen).toContain('`/docs`');
+    expect(firstScreen).toContain('`/__admin/ui`');
+  });
+
+  it('shows screenshots that are in the repository', () => {
+    const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)]+\.png)\)/g)].map((m) => m[1] ?? '');
+    expect(images).toEqual(['docs/images/inspector.png', 'docs/images/docs.png']);
+    for (const image of images) expect(existsSync(new URL(`../${image}`, import.meta.url))).toBe(true);
   });
 
   it('prints the default keys that the default fixtures really use', () => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Smoke probe of a running fake, from the host: health on every interface, an access token with
-# the default key of organization 1, then one page of documents. Needs bash, curl and openssl.
+# the default key of organization 1, one page of documents, then the inspector's page and the
+# docs' Swagger UI. Needs bash, curl and openssl.
 #   docker/probe.sh [BASE_URL]        (default http://127.0.0.1:4010)
 # Used by: container-check --probe 'docker/probe.sh'
 set -euo pipefail
@@ -38,3 +39,14 @@ list=$(curl -sS --max-time 5 "$BASE/api/v2/documents?resultsPerPage=3&orderBy=la
 [[ $list == '{"success":true'* && $list == *'"results":[{'* ]] || die "list: ${list:0:300}"
 
 echo "probe: list ok (${list:0:120}...)"
+
+# The inspector's page and script are in the image (dist/ui), served as HTML and JavaScript.
+ui=$(curl -fsS --max-time 5 -H 'accept: text/html' "$BASE/__admin/ui") || die "inspector: no answer at $BASE/__admin/ui"
+[[ $ui == '<!doctype html>'* && $ui == *'ui/assets/inspector.js'* ]] || die "inspector: not the page: ${ui:0:200}"
+ui_type=$(curl -fsS --max-time 5 -o /dev/null -w '%{content_type}' "$BASE/__admin/ui/assets/inspector.js") \
+  || die "inspector: no script at $BASE/__admin/ui/assets/inspector.js"
+[[ $ui_type == *javascript* ]] || die "inspector: script served as $ui_type"
+docs_type=$(curl -fsS --max-time 5 -o /dev/null -w '%{content_type}' "$BASE/docs/swagger-ui/swagger-ui-bundle.js") \
+  || die "docs: no Swagger UI at $BASE/docs/swagger-ui/swagger-ui-bundle.js"
+[[ $docs_type == *javascript* ]] || die "docs: Swagger UI served as $docs_type"
+echo "probe: inspector and docs ok"

@@ -1,6 +1,6 @@
 /**
  * What `npm publish` would ship: `npm pack --dry-run --json` on the project itself. The package is
- * an allow-list (package.json `files`): the built code, the spec, the default fixtures, README,
+ * an allow-list (package.json `files`): the built code and pages (dist/ui), the spec, the default fixtures, README,
  * licence and what builds the image from the package (docker/package.Dockerfile and the two scripts
  * it copies); nothing else (no sources, tests, test fixtures, bench, examples, the repository's
  * Dockerfile or local state). Builds dist/ first when it is missing (as `prepare` does before a real pack).
@@ -85,6 +85,23 @@ describe('the npm package', () => {
     const fixtures = readdirSync(`${ROOT}/fixtures/default`).map((f) => `fixtures/default/${f}`);
     expect(fixtures.length).toBeGreaterThan(0);
     expect(files).toEqual(expect.arrayContaining(fixtures));
+  });
+
+  it('ships the built pages: the inspector and the docs page, with their scripts and styles', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/ui/inspector.html',
+        'dist/ui/assets/inspector.js',
+        'dist/ui/assets/inspector.css',
+        'dist/ui/docs.html',
+        'dist/ui/assets/docs.js',
+      ]),
+    );
+    // Swagger UI comes from its own package, installed with the fake's dependencies.
+    const { dependencies } = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(dependencies['swagger-ui-dist']).toBeDefined();
   });
 
   it('ships README, licence and package.json', () => {

@@ -12,6 +12,9 @@ import { describe, expect, it } from 'vitest';
  *   domain/            the fake itself: store, queries, writes, tokens, fixtures
  *   config.ts, errors.ts, logger.ts, precompiled-validators.ts   shared by all
  *
+ * `ui/` is the browser's code (the inspector, built into dist/ui): it imports nothing of the
+ * server's and the server imports none of it; the two meet only through the admin API.
+ *
  * Only `http/` (and the entry points) may import Express; no module may import itself back
  * through others.
  */
@@ -35,6 +38,18 @@ const rules: IForbiddenRuleType[] = [
     severity: 'error',
     from: { path: '^src/harness/' },
     to: { path: '^src/http/|^src/(cli|index)\\.ts$' },
+  },
+  {
+    name: 'ui-stands-apart',
+    severity: 'error',
+    from: { path: '^src/ui/' },
+    to: { path: '^src/', pathNot: '^src/ui/' },
+  },
+  {
+    name: 'server-never-imports-ui',
+    severity: 'error',
+    from: { path: '^src/', pathNot: '^src/ui/' },
+    to: { path: '^src/ui/' },
   },
   {
     name: 'express-only-in-http',

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { computeHash } from '../domain/tokens.js';
 import type { Instance } from '../harness/instance.js';
 import { PACKAGE_VERSION } from '../package-root.js';
-import { sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
+import { PAGE_HEADERS, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
 
 /**
  * What a person opening the fake in a browser sees, served at the root before any instance (so
@@ -115,6 +115,7 @@ export function createFrontPages(context: FrontPagesContext): (req: Request, res
     if (path === '/') {
       if (wantsHtml(req)) {
         res.setHeader('cache-control', 'no-store');
+        res.set(PAGE_HEADERS);
         res.type('html').send(landingHtml(context));
       } else {
         const { apiKeys, ...rest } = summary(context);

@@ -22,6 +22,13 @@ export function swaggerUiDir(): string {
   return swaggerDir;
 }
 
+/** The pages are never framed by another site's page (they drive the admin API). */
+export const PAGE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "frame-ancestors 'none'",
+};
+
 /** Only plain file names below the folder: no dot files, no `..`, no backslashes. */
 const SAFE_FILE = /^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 
@@ -47,7 +54,7 @@ export function sendStatic(req: Request, res: Response, dir: string, file: strin
       lastModified: !html,
       cacheControl: true,
       maxAge: html ? 0 : 300_000,
-      headers: { 'x-content-type-options': 'nosniff' },
+      headers: html ? PAGE_HEADERS : { 'x-content-type-options': 'nosniff' },
     },
     (error) => {
       if (!error) return;

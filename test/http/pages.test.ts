@@ -16,6 +16,7 @@ describe('pages for people: landing page, docs, inspector', () => {
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.text).toContain('Passportal Documents API fake');
     expect(res.text).toMatch(/v\d+\.\d+\.\d+/);
+    expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).toContain('small-set.json');
     expect(res.text).toContain(ACME_KEY.keyId);
     expect(res.text).toContain(ACME_KEY.secret);
@@ -60,6 +61,9 @@ describe('pages for people: landing page, docs, inspector', () => {
     const root = await server.http.get('/__admin/ui');
     expect(root.status).toBe(200);
     expect(root.text).toContain('ui/assets/inspector.js');
+    // Never framed by another site's page: it drives the admin API.
+    expect(root.headers['x-frame-options']).toBe('DENY');
+    expect(root.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     const session = await server.mock.session();
     try {
       const page = await server.http.get(`/sessions/${session.id}/__admin/ui`);

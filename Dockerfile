@@ -7,7 +7,7 @@
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: dev dependencies (a layer of their own, kept while only the source changes), then
-# the build (TypeScript, spec cache, precompiled validators, bundle) -----------------------------
+# the build (TypeScript, spec cache, precompiled validators, bundle, pages) ----------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -18,6 +18,7 @@ COPY spec ./spec
 COPY src ./src
 RUN npm run build \
  && test -f dist/cli.js && test -f dist/index.js && test -f dist/start.js && test -f dist/bundle/cli.js \
+ && test -f dist/ui/inspector.html && test -f dist/ui/assets/inspector.js \
  && find dist -type f \( -name '*.d.ts' -o -name '*.map' \) -delete
 
 # --- production dependencies only, no lifecycle scripts; cached apart from the source ---------

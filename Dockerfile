@@ -47,6 +47,8 @@ COPY spec ./spec
 COPY fixtures/default ./fixtures/default
 COPY docker/entrypoint.mjs docker/healthcheck.mjs ./docker/
 COPY --from=build /app/dist ./dist
+# Where a state file goes (STATE_FILE=/state/fake.json); a named volume there starts owned by `node`.
+RUN mkdir /state && chown node:node /state
 USER node
 EXPOSE 4010
 HEALTHCHECK --interval=5s --timeout=3s --start-period=20s --retries=3 \

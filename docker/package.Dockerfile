@@ -23,6 +23,7 @@ COPY spec ./spec
 COPY fixtures/default ./fixtures/default
 COPY docker/entrypoint.mjs docker/healthcheck.mjs ./docker/
 COPY dist ./dist
+RUN mkdir /state && chown node:node /state
 USER node
 EXPOSE 4010
 HEALTHCHECK --interval=5s --timeout=3s --start-period=20s --retries=3 \

@@ -48,7 +48,7 @@ function buildCommand(): Command {
 
 /**
  * The config file's options: the file named by --config or CONFIG_FILE (it must exist), else
- * ./passportal-fake.config.json when there is one. A relative `fixtures` path in it is relative
+ * ./passportal-fake.config.json when there is one. A relative `fixtures` or `stateFile` path in it is relative
  * to the file's folder.
  */
 function optionsFromConfigFile(named: string | undefined): Partial<Options> {
@@ -63,8 +63,9 @@ function optionsFromConfigFile(named: string | undefined): Partial<Options> {
     );
   }
   const options = optionsFromConfigText(text, `config file ${path}`);
-  if (options.fixtures !== undefined && !isAbsolute(options.fixtures)) {
-    options.fixtures = resolve(dirname(resolve(path)), options.fixtures);
+  for (const key of ['fixtures', 'stateFile'] as const) {
+    const value = options[key];
+    if (value !== undefined && !isAbsolute(value)) options[key] = resolve(dirname(resolve(path)), value);
   }
   return options;
 }

@@ -13,6 +13,12 @@ export interface Options {
   host: string;
   /** Fixture set: a JSON file or a folder with one file per key; absent means the default set. */
   fixtures: string | undefined;
+  /**
+   * A file that keeps the root instance's state across restarts (documents, tokens, clock,
+   * settings, reset point): loaded at start when it exists, rewritten atomically after every
+   * change before it is acknowledged. Absent: state lives in memory only.
+   */
+  stateFile: string | undefined;
   /** Documents generated on top of the fixtures with json-schema-faker. */
   generate: number;
   /** Seed for generated documents (same seed, same documents). */
@@ -140,6 +146,15 @@ export const OPTION_SPECS: OptionSpec[] = [
     kind: { type: 'string' },
     default: undefined,
     description: 'fixture set: a JSON file or a folder of per-kind files (default: the bundled set)',
+  },
+  {
+    key: 'stateFile',
+    flag: '--state-file',
+    env: 'STATE_FILE',
+    kind: { type: 'string' },
+    default: undefined,
+    description:
+      "file keeping the root instance's state across restarts, written before each change is acknowledged (default: memory only)",
   },
   {
     key: 'generate',

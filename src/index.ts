@@ -14,6 +14,7 @@ import {
   sessionDataset,
 } from './harness/instance-controls.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
+import { StateFile, saveAfterChanges } from './harness/state-file.js';
 import { createApp } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { createLogger } from './logger.js';
@@ -124,7 +125,21 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const checks: ControlChecks = {
     faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
   };
-  const app = createApp({ options, spec, root, sessions, logger, validators, fixtureSource: source });
+  const expressApp = createApp({ options, spec, root, sessions, logger, validators, fixtureSource: source });
+  // With a state file: the root's state read back from it (or written first), then saved after
+  // every change before it is acknowledged. Without one, requests take no extra step.
+  let app: RequestListener = expressApp;
+  if (options.stateFile !== undefined) {
+    const stateFile = new StateFile(options.stateFile);
+    const restored = stateFile.restore(root);
+    if (!restored) stateFile.save(root);
+    logger.info({ stateFile: stateFile.path, restored }, 'state kept in a file');
+    app = saveAfterChanges(
+      expressApp,
+      () => stateFile.save(root),
+      (error) => logger.error({ err: error, stateFile: stateFile.path }, 'state file not written'),
+    );
+  }
   let server: Server | undefined;
 
   const mock: MockServer = {

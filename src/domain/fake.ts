@@ -22,7 +22,7 @@ import {
   toSummary,
 } from './list-query.js';
 import { buildBase, Catalog, DocumentStore, type StoreBase } from './store.js';
-import { computeHash, hashMatches, TokenStore } from './tokens.js';
+import { computeHash, hashMatches, type TokenGrant, TokenStore } from './tokens.js';
 import type { Dataset, Details, Document } from './types.js';
 
 export type { DocumentSummary, ListQuery, PageQuery } from './list-query.js';
@@ -87,6 +87,17 @@ export function parseDocumentId(raw: string): number {
   const id = /^[1-9]\d*$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(id) || id < 1) throw new ApiError('invalidId');
   return id;
+}
+
+/** See `Fake.persistentState`. */
+export interface PersistentState {
+  /** Stands for the reset point: the same object until the next load (a cache key). */
+  loaded: object;
+  resetPoint: Dataset;
+  changed: Document[];
+  tokens: Array<[string, TokenGrant]>;
+  clockOffsetSeconds: number;
+  settings: Settings;
 }
 
 export class Fake {
@@ -264,6 +275,33 @@ export class Fake {
       documents,
       apiKeys: [...dataset.apiKeys],
     };
+  }
+
+  /**
+   * What a state file keeps (harness/state-file.ts): the reset point, the documents that differ
+   * from it (documents are never edited in place, so identity tells), tokens, clock offset and
+   * settings. `loaded` stands for the reset point: the same object until the next `load`.
+   */
+  persistentState(): PersistentState {
+    const loaded = this.#loaded;
+    const base = new Set(loaded.dataset.documents);
+    return {
+      loaded,
+      resetPoint: this.resetPoint(),
+      changed: this.#store.all().filter((doc) => !base.has(doc)),
+      tokens: this.#tokens.entries(),
+      clockOffsetSeconds: this.clock.offsetSeconds(),
+      settings: { ...this.settings },
+    };
+  }
+
+  /** Back to a state `persistentState()` described: `changed` are validated documents of `resetPoint`'s catalogue. */
+  restoreState(state: Omit<PersistentState, 'loaded'>): void {
+    this.load(state.resetPoint);
+    this.#store.putMany(state.changed);
+    this.#tokens.replace(state.tokens);
+    this.clock.advance(state.clockOffsetSeconds);
+    this.settings = { ...state.settings };
   }
 
   documentCount(): number {

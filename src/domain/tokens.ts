@@ -103,6 +103,17 @@ export class TokenStore {
     this.#grants.clear();
   }
 
+  /** Every token held with its grant, oldest first (what a state file keeps). */
+  entries(): Array<[string, TokenGrant]> {
+    return [...this.#grants].map(([token, grant]) => [token, { ...grant }]);
+  }
+
+  /** Replaces the tokens held with `entries` (from `entries()`, e.g. read back from a state file). */
+  replace(entries: ReadonlyArray<readonly [string, TokenGrant]>): void {
+    this.#grants.clear();
+    for (const [token, grant] of entries.slice(-MAX_TOKENS)) this.#grants.set(token, { ...grant });
+  }
+
   /** Tokens held (access and refresh, including expired ones not pruned yet). */
   get size(): number {
     return this.#grants.size;

@@ -137,19 +137,29 @@ export class PassportalFakeContainer extends GenericContainer {
 }
 
 export class StartedPassportalFakeContainer extends AbstractStartedContainer {
-  private readonly baseUrl: string;
-  /** The typed admin client of the root instance (sessions, reset, load, journal, faults, clock, ...). */
-  readonly admin: AdminClient;
+  readonly #adminToken: string | undefined;
+  #admin: { url: string; client: AdminClient } | undefined;
 
   constructor(started: StartedTestContainer, adminToken?: string) {
     super(started);
-    this.baseUrl = `http://${started.getHost()}:${started.getMappedPort(PASSPORTAL_FAKE_PORT)}`;
-    this.admin = createAdminClient(this.baseUrl, { adminToken });
+    this.#adminToken = adminToken;
   }
 
-  /** The fake's root URL as the host reaches it, e.g. `http://localhost:32768` (no trailing slash). */
+  /**
+   * The fake's root URL as the host reaches it, e.g. `http://localhost:32768` (no trailing slash);
+   * read again after a restart, which may map another port.
+   */
   getBaseUrl(): string {
-    return this.baseUrl;
+    return `http://${this.getHost()}:${this.getMappedPort(PASSPORTAL_FAKE_PORT)}`;
+  }
+
+  /** The typed admin client of the root instance (sessions, reset, load, journal, faults, clock, ...). */
+  get admin(): AdminClient {
+    const url = this.getBaseUrl();
+    if (this.#admin?.url !== url) {
+      this.#admin = { url, client: createAdminClient(url, { adminToken: this.#adminToken }) };
+    }
+    return this.#admin.client;
   }
 
   /**

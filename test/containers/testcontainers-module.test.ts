@@ -85,6 +85,20 @@ describe.skipIf(!image)('PassportalFakeContainer', () => {
     }
   });
 
+  it('keeps state in a file under /state across a restart of the container', async () => {
+    const withState = await new PassportalFakeContainer(image)
+      .withFixtures(SMALL_SET)
+      .withOptions({ stateFile: '/state/fake.json' })
+      .start();
+    try {
+      await withState.admin.settings({ tokenTtlSeconds: 1234 });
+      await withState.restart({ timeout: 10_000 });
+      expect((await withState.admin.settings()).tokenTtlSeconds).toBe(1234);
+    } finally {
+      await withState.stop();
+    }
+  });
+
   it('stops gracefully: SIGTERM, exit status 0, well within the timeout', async () => {
     const started = performance.now();
     await fake.stop({ remove: false });

@@ -1,0 +1,152 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { computeHash, createMockServer } from '../../src/index.js';
+import { runCli, spawnCli, waitForListening } from '../support/run-cli.js';
+import { ACME_KEY, SMALL_SET, textEntry } from '../support/test-server.js';
+
+/**
+ * `--state-file`: the root's state survives a restart and `kill -9`. Everything a client saw
+ * acknowledged is in the file, because the file is written before the answer is sent.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'fake-state-'));
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function start(stateFile: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawnCli(['--port', '0', '--fixtures', SMALL_SET, '--state-file', stateFile, ...extra]);
+  children.push(child);
+  return { url: await waitForListening(child), child };
+}
+
+function killHard(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function tokenOf(url: string): Promise<string> {
+  const res = await call(
+    'POST',
+    `${url}/api/v2/auth/client_token`,
+    { scope: 'docs_api', content: 'c' },
+    { 'x-key': ACME_KEY.keyId, 'x-hash': computeHash(ACME_KEY.secret, 'c') },
+  );
+  return res.body.access_token as string;
+}
+
+describe('--state-file', () => {
+  it('keeps documents, tokens, settings, clock and the reset point across kill -9', async () => {
+    const file = join(dir, 'kill.json');
+    const first = await start(file);
+    const token = await tokenOf(first.url);
+    const auth = { 'x-access-token': token };
+    const name = textEntry('Name', 'Renamed before the crash');
+    expect((await call('PATCH', `${first.url}/api/v2/documents/101101`, { name }, auth)).status).toBe(200);
+    const created = await call(
+      'PATCH',
+      `${first.url}/api/v2/documents`,
+      [{ templateUid: '79', id: '', title: 'Created before the crash', clientId: 41001 }],
+      auth,
+    );
+    expect(created.status).toBe(200);
+    expect((await call('PUT', `${first.url}/__admin/settings`, { tokenTtlSeconds: 7200 })).status).toBe(200);
+    expect((await call('POST', `${first.url}/__admin/clock`, { advanceSeconds: 600 })).status).toBe(200);
+    // The last change acknowledged, then the process dies at once: no shutdown, no flush.
+    await killHard(first.child);
+
+    const second = await start(file);
+    const read = await call('GET', `${second.url}/api/v2/documents/101101`, undefined, auth);
+    expect(read.status).toBe(200); // the token issued before the crash still works
+    expect(read.body.details).toMatchObject({ name: { value: { text: 'Renamed before the crash' } } });
+    const state = (await call('GET', `${second.url}/__admin/state`)).body as {
+      documents: Array<{ label: string }>;
+    };
+    expect(state.documents.map((d) => d.label)).toContain('Created before the crash');
+    expect((await call('GET', `${second.url}/__admin/settings`)).body).toMatchObject({
+      tokenTtlSeconds: 7200,
+    });
+    const clock = (await call('GET', `${second.url}/__admin/clock`)).body as { offsetSeconds: number };
+    expect(clock.offsetSeconds).toBeGreaterThan(590);
+    expect(clock.offsetSeconds).toBeLessThan(610);
+
+    // A reset still goes back to the fixtures loaded first, and that is kept too.
+    expect((await call('POST', `${second.url}/__admin/reset`)).status).toBe(200);
+    await killHard(second.child);
+    const third = await start(file);
+    const afterReset = await call('GET', `${third.url}/api/v2/documents/101101`, undefined, auth);
+    expect(afterReset.body.details).toMatchObject({ name: { value: { text: 'Dundee Office' } } });
+    expect(readdirSync(dir).filter((f) => f.includes('tmp-state'))).toEqual([]);
+  }, 60_000);
+
+  it('loses nothing acknowledged when killed right after many concurrent writes', async () => {
+    const file = join(dir, 'many.json');
+    const first = await start(file);
+    const auth = { 'x-access-token': await tokenOf(first.url) };
+    const labels = Array.from({ length: 40 }, (_, i) => `concurrent ${i}`);
+    const answers = await Promise.all(
+      labels.map((title) =>
+        call(
+          'PATCH',
+          `${first.url}/api/v2/documents`,
+          [{ templateUid: '79', id: '', title, clientId: 41001 }],
+          auth,
+        ),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(labels.map(() => 200));
+    await killHard(first.child);
+    const second = await start(file);
+    const state = (await call('GET', `${second.url}/__admin/state`)).body as {
+      documents: Array<{ label: string }>;
+    };
+    const kept = new Set(state.documents.map((d) => d.label));
+    expect(labels.filter((l) => !kept.has(l))).toEqual([]);
+  }, 60_000);
+
+  it('refuses to start over a file it cannot read back, and says so', async () => {
+    const file = join(dir, 'broken.json');
+    writeFileSync(file, '{"not": "a state file"}');
+    const result = await runCli(['--port', '0', '--fixtures', SMALL_SET, '--state-file', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`state file ${file}`);
+    expect(readFileSync(file, 'utf8')).toBe('{"not": "a state file"}');
+  }, 30_000);
+
+  it('writes the file at start, with the env variable or the option, and none without', async () => {
+    const file = join(dir, 'programmatic.json');
+    const mock = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent', stateFile: file });
+    await mock.close();
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      format: 'passportal-docs-fake state',
+      changed: [],
+    });
+    const before = readdirSync(dir).length;
+    const plain = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent' });
+    await plain.close();
+    expect(readdirSync(dir).length).toBe(before);
+
+    const viaEnv = join(dir, 'env.json');
+    const child = spawnCli(['--port', '0', '--fixtures', SMALL_SET], { STATE_FILE: viaEnv });
+    children.push(child);
+    await waitForListening(child);
+    expect(JSON.parse(readFileSync(viaEnv, 'utf8')).format).toBe('passportal-docs-fake state');
+  }, 30_000);
+});

@@ -53,6 +53,9 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
         <input
           type="password"
           name="admin-token"
+          aria-label="admin token value"
+          // biome-ignore lint/a11y/noAutofocus: the dialog's one field, asked for before anything else
+          autoFocus
           autocomplete="off"
           value={value}
           onInput={(e) => setValue((e.target as HTMLInputElement).value)}

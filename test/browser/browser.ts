@@ -13,14 +13,14 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots taken by the tests, kept as artifacts (git-ignored). */
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
+export async function launchBrowser(executablePath = CHROMIUM): Promise<Browser> {
+  if (!existsSync(executablePath)) {
     throw new Error(
-      `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`,
+      `Chromium not found at ${executablePath}: install it (apt-get install chromium) or set CHROMIUM_PATH`,
     );
   }
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     args: [
       '--headless',
       '--no-sandbox',

@@ -189,6 +189,43 @@ describe('in a browser: the inspector', () => {
     expect(errors).toEqual([]);
   });
 
+  it('creates and deletes a session, advances the clock, revokes tokens and saves a setting', async () => {
+    await page.goto(`${url}/__admin/ui#controls`);
+    const sessions = page.locator('.panel', { hasText: 'Sessions' });
+    await sessions.getByRole('button', { name: 'Create session' }).click();
+    await expect.poll(() => sessions.getByRole('status').textContent()).toMatch(/Session \S+ created/);
+    const [listed] = mock.sessions.list();
+    expect(listed).toBeDefined();
+    await sessions.getByRole('link', { name: listed?.id }).waitFor();
+    await sessions.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => sessions.locator('table').textContent()).toContain('No sessions.');
+    expect(mock.sessions.list()).toEqual([]);
+
+    const before = mock.root.fake.clock.nowSeconds();
+    const clock = page.locator('.panel', { hasText: 'Clock' });
+    await clock.getByLabel('Advance by (s)').fill('3600');
+    await clock.getByRole('button', { name: 'Advance' }).click();
+    await expect.poll(() => clock.getByRole('status').textContent()).toContain('advanced');
+    expect(mock.root.fake.clock.nowSeconds() - before).toBeGreaterThanOrEqual(3600);
+
+    const token = await apiClient(url).token();
+    await page.getByRole('button', { name: 'Revoke all tokens' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/\d+ tokens? revoked/);
+    expect((await apiClient(url).get('/api/v2/documents', token)).status).toBe(401);
+
+    const settings = page.locator('textarea[name="settings"]');
+    await expect.poll(() => settings.inputValue()).toContain('maxResultsPerPage');
+    const edited = JSON.parse(await settings.inputValue()) as Record<string, unknown>;
+    await settings.fill(JSON.stringify({ ...edited, maxResultsPerPage: 50 }, null, 2));
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => mock.root.fake.settings.maxResultsPerPage).toBe(50);
+    await settings.fill('{"maxResultsPerPage": "many"}');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const refusal = page.locator('.panel', { hasText: 'Settings' }).getByRole('alert');
+    await expect.poll(() => refusal.textContent()).toContain('maxResultsPerPage');
+    expect(mock.root.fake.settings.maxResultsPerPage).toBe(50);
+  });
+
   it('inspects a session at its own URL, with its own journal', async () => {
     const session = await mock.session();
     try {

@@ -17,6 +17,10 @@ describe('in a browser: the landing page and the API docs', () => {
     await mock?.close();
   });
 
+  it('fails, never skips, where Chromium is missing', async () => {
+    await expect(launchBrowser('/nonexistent/chromium')).rejects.toThrow('Chromium not found');
+  });
+
   it('shows the landing page with the version, the fixture set, the keys and working links', async () => {
     const { page, errors } = await openPage(browser);
     await page.goto(`${url}/`);

@@ -3,7 +3,7 @@
 //   docs.html, assets/docs.js                    the docs page's Swagger UI set-up
 // Swagger UI itself is served from the swagger-ui-dist package, not copied. Also run by the
 // browser tests when dist/ui is missing or older than src/ui (`ensureUiBuilt`).
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -12,12 +12,17 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src/ui');
 const OUT = join(ROOT, 'dist/ui');
 
+/**
+ * Builds into a folder of its own, then swaps it in for dist/ui: a server already serving the
+ * pages (a test run beside this one) never sees a half-written build.
+ */
 export async function buildUi() {
-  rmSync(OUT, { recursive: true, force: true });
-  mkdirSync(join(OUT, 'assets'), { recursive: true });
+  const tmp = `${OUT}.${process.pid}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(join(tmp, 'assets'), { recursive: true });
   await build({
     entryPoints: { inspector: join(SRC, 'inspector.tsx'), docs: join(SRC, 'docs.ts') },
-    outdir: join(OUT, 'assets'),
+    outdir: join(tmp, 'assets'),
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -29,8 +34,10 @@ export async function buildUi() {
     logLevel: 'warning',
     absWorkingDir: ROOT,
   });
-  copyFileSync(join(SRC, 'inspector.css'), join(OUT, 'assets/inspector.css'));
-  for (const page of ['inspector.html', 'docs.html']) copyFileSync(join(SRC, page), join(OUT, page));
+  copyFileSync(join(SRC, 'inspector.css'), join(tmp, 'assets/inspector.css'));
+  for (const page of ['inspector.html', 'docs.html']) copyFileSync(join(SRC, page), join(tmp, page));
+  rmSync(OUT, { recursive: true, force: true });
+  renameSync(tmp, OUT);
 }
 
 const newest = (dir) =>

@@ -4,7 +4,8 @@
 // Dependencies that only some starts load (on first use: the fallback mocker, generation, the
 // pretty log printer, YAML for an edited spec, Ajv when a validator is not precompiled) stay
 // outside the bundle and load from node_modules when asked for.
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const LAZY = ['@stoplight/prism-http', 'json-schema-faker', 'pino-pretty', 'yaml', 'ajv', 'ajv-formats'];
@@ -27,3 +28,31 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
+
+// CommonJS builds of the package's entries (`require('passportal-docs-fake')`, Jest, tools that
+// load CommonJS only): the same compiled code bundled into one file each, in dist/cjs, which a
+// package.json of its own marks CommonJS. `import.meta.url` becomes this file's URL. The type
+// declarations are copied beside them, so TypeScript reads them as CommonJS for a `require`.
+rmSync('dist/cjs', { recursive: true, force: true });
+await build({
+  entryPoints: { index: 'dist/index.js', testcontainers: 'dist/testcontainers/index.js' },
+  outdir: 'dist/cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  external: [...LAZY, 'testcontainers'].flatMap((name) => [name, `${name}/*`]),
+  define: { 'import.meta.url': '__fakeImportMetaUrl' },
+  // Minified (names kept): a second copy of the code, kept small in the package.
+  minify: true,
+  keepNames: true,
+  banner: { js: "const __fakeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
+writeFileSync('dist/cjs/package.json', '{ "type": "commonjs" }\n');
+for (const file of readdirSync('dist', { recursive: true, encoding: 'utf8' })) {
+  if (!file.endsWith('.d.ts') || /^(cjs|bundle|ui)\//.test(file)) continue;
+  mkdirSync(dirname(join('dist/cjs', file)), { recursive: true });
+  copyFileSync(join('dist', file), join('dist/cjs', file));
+}

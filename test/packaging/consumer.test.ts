@@ -36,6 +36,39 @@ await mock.close();
 console.log(JSON.stringify({ status: body.status, documents: body.documents, rejected }));
 `;
 
+/** The same package from CommonJS: `require` picks dist/cjs (code and declarations). */
+const CONSUMER_CJS = `import { createAdminClient, createMockServer, FixtureError } from 'passportal-docs-fake';
+import { PassportalFakeContainer } from 'passportal-docs-fake/testcontainers';
+
+async function main(): Promise<void> {
+  const mock = await createMockServer({ logLevel: 'silent' });
+  const url = await mock.listen(0, '127.0.0.1');
+  const health = await createAdminClient(url).health();
+  let rejected = false;
+  try {
+    await mock.load({ documents: [{}] });
+  } catch (error) {
+    rejected = error instanceof FixtureError;
+  }
+  await mock.close();
+  const container = typeof PassportalFakeContainer;
+  console.log(JSON.stringify({ status: health.status, documents: health.documents, rejected, container }));
+}
+void main();
+`;
+
+/** A Jest suite (Jest loads CommonJS through its own module system: the \`require\` condition). */
+const JEST_TEST = `const { createMockServer } = require('passportal-docs-fake');
+
+test('the fake answers its health check under Jest', async () => {
+  const mock = await createMockServer({ logLevel: 'silent' });
+  const url = await mock.listen(0, '127.0.0.1');
+  const body = await (await fetch(url + '/__admin/health')).json();
+  await mock.close();
+  expect(body).toMatchObject({ status: 'ok', documents: 303 });
+});
+`;
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fake-consumer-'));
   await run('npm', ['pack', '--pack-destination', dir, '--ignore-scripts'], { cwd: ROOT });
@@ -59,11 +92,13 @@ beforeAll(async () => {
         outDir: 'out',
         types: ['node'],
       },
-      include: ['consumer.ts'],
+      include: ['consumer.ts', 'consumer-cjs.cts'],
     }),
   );
   cpSync(FIXTURES, join(dir, 'set.json'));
   writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
+  writeFileSync(join(dir, 'consumer-cjs.cts'), CONSUMER_CJS);
+  writeFileSync(join(dir, 'health.test.cjs'), JEST_TEST);
   await run(
     'npm',
     [
@@ -74,6 +109,8 @@ beforeAll(async () => {
       join(dir, tarball ?? ''),
       'typescript@5.9',
       '@types/node@20',
+      'testcontainers@11',
+      'jest@30',
     ],
     { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
   );
@@ -100,4 +137,19 @@ describe('a consuming project', () => {
       rejected: expect.stringMatching(/^\/documents\/0\//),
     });
   }, 60_000);
+
+  it('runs from CommonJS: require() gets the CommonJS build, its classes and the Testcontainers module', async () => {
+    const { stdout } = await run(process.execPath, ['out/consumer-cjs.cjs'], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({
+      status: 'ok',
+      documents: 303,
+      rejected: true,
+      container: 'function',
+    });
+  }, 60_000);
+
+  it('runs under Jest as installed, with no configuration', async () => {
+    const { stderr } = await run(join(dir, 'node_modules/.bin/jest'), ['--ci'], { cwd: dir });
+    expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+  }, 120_000);
 });

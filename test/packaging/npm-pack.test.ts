@@ -125,6 +125,7 @@ describe('the npm package', () => {
   });
 
   it('stays small', () => {
-    expect(result.size).toBeLessThan(1024 * 1024);
+    // About 0.9 MB packed with the ESM build alone; the minified CommonJS build adds about 0.3 MB.
+    expect(result.size).toBeLessThan(1.5 * 1024 * 1024);
   });
 });

@@ -72,7 +72,7 @@ describe('workflows', () => {
     }
     const push = steps.find((s) => s.uses?.startsWith('docker/build-push-action'));
     expect(push?.with).toMatchObject({ platforms: 'linux/amd64,linux/arm64', push: true });
-    expect(text).toMatch(/images: ghcr\.io\/\S+\/passportal-docs-fake/);
+    expect(text).toMatch(/images: ghcr\.io\/.+\/passportal-docs-fake$/m);
     expect(steps.some((s) => s.run?.startsWith('npm publish'))).toBe(true);
     expect(steps.some((s) => s.run?.includes('gh release create'))).toBe(true);
   });

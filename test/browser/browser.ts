@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { createMockServer, type MockServer, type MockServerOptions } from '../../src/index.js';
 
 /**
@@ -58,3 +59,12 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path });
   return path;
 }
+
+/**
+ * Time a browser test may take: pages are slow on a busy machine (a CI runner running the other
+ * suites beside these), and a wait that is too short fails a test that would have passed.
+ */
+export const SLOW = { timeout: 90_000 };
+
+/** `expect.poll` with room for a busy machine: the page's state asked for until it holds. */
+export const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 100 });

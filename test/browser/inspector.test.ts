@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/domain/tokens.js';
 import { defaultApiKey, type MockServer } from '../../src/index.js';
-import { launchBrowser, openPage, screenshot, startFake } from './browser.js';
+import { launchBrowser, openPage, poll, SLOW, screenshot, startFake } from './browser.js';
 
 const KEY = defaultApiKey(1);
 
@@ -26,7 +26,7 @@ function apiClient(url: string) {
   };
 }
 
-describe('in a browser: the inspector', () => {
+describe('in a browser: the inspector', SLOW, () => {
   let browser: Browser;
   let mock: MockServer;
   let url: string;
@@ -37,25 +37,25 @@ describe('in a browser: the inspector', () => {
     browser = await launchBrowser();
     ({ mock, url } = await startFake());
     ({ page, errors } = await openPage(browser));
-  });
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await mock?.close();
-  });
+  }, 60_000);
 
   it('shows requests live as they arrive, newest first, each opening to its detail', async () => {
     await page.goto(`${url}/__admin/ui`);
-    await expect.poll(() => page.locator('.count').textContent()).toBe('0 requests');
+    await poll(() => page.locator('.count').textContent()).toBe('0 requests');
     const api = apiClient(url);
     const token = await api.token();
     await api.get('/api/v2/documents?pageNum=1&resultsPerPage=5', token);
     const rows = page.locator('table.requests tbody tr');
-    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
+    await poll(() => rows.count()).toBe(2);
     await expect(rows.nth(0).locator('.path').textContent()).resolves.toContain('/api/v2/documents');
     await expect(rows.nth(1).locator('.path').textContent()).resolves.toContain('/api/v2/auth/client_token');
     await rows.nth(0).click();
     const detail = page.getByLabel('request detail');
-    await expect.poll(() => detail.locator('.detail-status').textContent()).toBe('200');
+    await poll(() => detail.locator('.detail-status').textContent()).toBe('200');
     const text = (await detail.textContent()) ?? '';
     expect(text).toContain('GET');
     expect(text).toContain('"resultsPerPage": "5"');
@@ -77,13 +77,13 @@ describe('in a browser: the inspector', () => {
       body: JSON.stringify({ scope: 'everything', content: 'api-content-hash' }),
     });
     const violation = page.locator('table.requests .inline-finding.violation').first();
-    await violation.waitFor({ timeout: 10_000 });
+    await violation.waitFor({ timeout: 20_000 });
     await expect(violation.locator('.location').textContent()).resolves.toBe('body/scope');
     await page.getByLabel('Only violations').check();
-    await expect.poll(() => page.locator('table.requests tbody tr').count()).toBe(1);
+    await poll(() => page.locator('table.requests tbody tr').count()).toBe(1);
     await page.locator('table.requests tbody tr').first().click();
     const detail = page.getByLabel('request detail');
-    await expect.poll(() => detail.locator('.detail-status').textContent()).toBe('400');
+    await poll(() => detail.locator('.detail-status').textContent()).toBe('400');
     await expect(detail.locator('.findings .violation .location').first().textContent()).resolves.toBe(
       'body/scope',
     );
@@ -92,9 +92,9 @@ describe('in a browser: the inspector', () => {
     const api = apiClient(url);
     await api.get('/api/v2/documents?pageNum=1&clientID=41001', await api.token());
     const notice = page.locator('table.requests .inline-finding.notice').first();
-    await notice.waitFor({ timeout: 10_000 });
+    await notice.waitFor({ timeout: 20_000 });
     await expect(notice.locator('.location').textContent()).resolves.toContain('clientID');
-    await expect.poll(() => page.locator('table.requests tbody tr').count()).toBe(5);
+    await poll(() => page.locator('table.requests tbody tr').count()).toBe(5);
     await screenshot(page, 'inspector-journal');
     expect(errors).toEqual([]);
   });
@@ -105,7 +105,7 @@ describe('in a browser: the inspector', () => {
     await page.getByRole('alert').waitFor();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('query.status');
     await page.getByLabel('Status').fill('');
-    await expect.poll(() => page.getByRole('alert').count()).toBe(0);
+    await poll(() => page.getByRole('alert').count()).toBe(0);
   });
 
   it('shows the state, a document in detail, and the keys with a hash calculator', async () => {
@@ -114,7 +114,7 @@ describe('in a browser: the inspector', () => {
     await search.waitFor();
     await search.fill('Dundee Office');
     const docs = page.locator('table.documents tbody tr');
-    await expect.poll(() => docs.count()).toBeGreaterThan(0);
+    await poll(() => docs.count()).toBeGreaterThan(0);
     await docs.first().click();
     await expect(page.getByLabel('document detail').textContent()).resolves.toContain('Dundee Office');
     await screenshot(page, 'inspector-state');
@@ -122,7 +122,7 @@ describe('in a browser: the inspector', () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Content').fill('my-content');
     const expected = computeHash(KEY.secret, 'my-content');
-    await expect.poll(() => page.locator('.hash-output').textContent()).toBe(expected);
+    await poll(() => page.locator('.hash-output').textContent()).toBe(expected);
     const curl = (await page.locator('.curl-output').textContent()) ?? '';
     expect(curl).toContain(`x-hash: ${expected}`);
     expect(curl).toContain(`${url}/api/v2/auth/client_token`);
@@ -153,7 +153,7 @@ describe('in a browser: the inspector', () => {
     expect(faulted.status).toBe(503);
     expect(await faulted.json()).toMatchObject({ message: 'down for maintenance' });
     await page.locator('table.faults').getByRole('button', { name: 'Remove' }).click();
-    await expect.poll(() => page.locator('table.faults').textContent()).toContain('No faults');
+    await poll(() => page.locator('table.faults').textContent()).toContain('No faults');
     expect((await api.get('/api/v2/documents', token)).status).toBe(200);
   });
 
@@ -193,36 +193,36 @@ describe('in a browser: the inspector', () => {
     await page.goto(`${url}/__admin/ui#controls`);
     const sessions = page.locator('.panel', { hasText: 'Sessions' });
     await sessions.getByRole('button', { name: 'Create session' }).click();
-    await expect.poll(() => sessions.getByRole('status').textContent()).toMatch(/Session \S+ created/);
+    await poll(() => sessions.getByRole('status').textContent()).toMatch(/Session \S+ created/);
     const [listed] = mock.sessions.list();
     expect(listed).toBeDefined();
     await sessions.getByRole('link', { name: listed?.id }).waitFor();
     await sessions.getByRole('button', { name: 'Delete' }).click();
-    await expect.poll(() => sessions.locator('table').textContent()).toContain('No sessions.');
+    await poll(() => sessions.locator('table').textContent()).toContain('No sessions.');
     expect(mock.sessions.list()).toEqual([]);
 
     const before = mock.root.fake.clock.nowSeconds();
     const clock = page.locator('.panel', { hasText: 'Clock' });
     await clock.getByLabel('Advance by (s)').fill('3600');
     await clock.getByRole('button', { name: 'Advance' }).click();
-    await expect.poll(() => clock.getByRole('status').textContent()).toContain('advanced');
+    await poll(() => clock.getByRole('status').textContent()).toContain('advanced');
     expect(mock.root.fake.clock.nowSeconds() - before).toBeGreaterThanOrEqual(3600);
 
     const token = await apiClient(url).token();
     await page.getByRole('button', { name: 'Revoke all tokens' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/\d+ tokens? revoked/);
+    await poll(() => page.getByRole('status').first().textContent()).toMatch(/\d+ tokens? revoked/);
     expect((await apiClient(url).get('/api/v2/documents', token)).status).toBe(401);
 
     const settings = page.locator('textarea[name="settings"]');
-    await expect.poll(() => settings.inputValue()).toContain('maxResultsPerPage');
+    await poll(() => settings.inputValue()).toContain('maxResultsPerPage');
     const edited = JSON.parse(await settings.inputValue()) as Record<string, unknown>;
     await settings.fill(JSON.stringify({ ...edited, maxResultsPerPage: 50 }, null, 2));
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await expect.poll(() => mock.root.fake.settings.maxResultsPerPage).toBe(50);
+    await poll(() => mock.root.fake.settings.maxResultsPerPage).toBe(50);
     await settings.fill('{"maxResultsPerPage": "many"}');
     await page.getByRole('button', { name: 'Save settings' }).click();
     const refusal = page.locator('.panel', { hasText: 'Settings' }).getByRole('alert');
-    await expect.poll(() => refusal.textContent()).toContain('maxResultsPerPage');
+    await poll(() => refusal.textContent()).toContain('maxResultsPerPage');
     expect(mock.root.fake.settings.maxResultsPerPage).toBe(50);
   });
 
@@ -231,10 +231,10 @@ describe('in a browser: the inspector', () => {
     try {
       await page.goto(`${url}/sessions/${session.id}/__admin/ui`);
       await expect(page.locator('.instance').textContent()).resolves.toBe(`session ${session.id}`);
-      await expect.poll(() => page.locator('.count').textContent()).toBe('0 requests');
+      await poll(() => page.locator('.count').textContent()).toBe('0 requests');
       await fetch(`${url}/sessions/${session.id}/api/v2/documents`);
       await expect
-        .poll(() => page.locator('table.requests tbody tr .path').first().textContent(), { timeout: 10_000 })
+        .poll(() => page.locator('table.requests tbody tr .path').first().textContent())
         .toContain('/api/v2/documents');
     } finally {
       session.delete();
@@ -242,7 +242,7 @@ describe('in a browser: the inspector', () => {
   });
 });
 
-describe('in a browser: the inspector of a fake with an admin token', () => {
+describe('in a browser: the inspector of a fake with an admin token', SLOW, () => {
   let browser: Browser;
   let mock: MockServer;
   let url: string;
@@ -250,11 +250,11 @@ describe('in a browser: the inspector of a fake with an admin token', () => {
   beforeAll(async () => {
     browser = await launchBrowser();
     ({ mock, url } = await startFake({ adminToken: 'open-sesame' }));
-  });
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await mock?.close();
-  });
+  }, 60_000);
 
   it('asks for the token, refuses a wrong one, and works with the right one kept out of the URL', async () => {
     const { page, errors } = await openPage(browser);
@@ -264,15 +264,15 @@ describe('in a browser: the inspector of a fake with an admin token', () => {
     await screenshot(page, 'inspector-token-prompt');
     await prompt.locator('input[name="admin-token"]').fill('wrong');
     await prompt.getByRole('button', { name: 'Continue' }).click();
-    await expect.poll(() => prompt.getByRole('alert').textContent()).toContain('refused');
+    await poll(() => prompt.getByRole('alert').textContent()).toContain('refused');
     await prompt.locator('input[name="admin-token"]').fill('open-sesame');
     await prompt.getByRole('button', { name: 'Continue' }).click();
-    await expect.poll(() => prompt.count()).toBe(0);
-    await expect.poll(() => page.locator('.count').textContent()).toBe('0 requests');
+    await poll(() => prompt.count()).toBe(0);
+    await poll(() => page.locator('.count').textContent()).toBe('0 requests');
     expect(page.url()).not.toContain('open-sesame');
     // Kept for the tab: a reload asks no more.
     await page.reload();
-    await expect.poll(() => page.locator('.count').textContent()).toBe('0 requests');
+    await poll(() => page.locator('.count').textContent()).toBe('0 requests');
     expect(await prompt.count()).toBe(0);
     expect(errors).toEqual([]);
   });

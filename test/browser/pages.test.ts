@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultApiKey, type MockServer } from '../../src/index.js';
-import { launchBrowser, openPage, screenshot, startFake } from './browser.js';
+import { launchBrowser, openPage, poll, SLOW, screenshot, startFake } from './browser.js';
 
-describe('in a browser: the landing page and the API docs', () => {
+describe('in a browser: the landing page and the API docs', SLOW, () => {
   let browser: Browser;
   let mock: MockServer;
   let url: string;
@@ -11,11 +11,11 @@ describe('in a browser: the landing page and the API docs', () => {
   beforeAll(async () => {
     browser = await launchBrowser();
     ({ mock, url } = await startFake());
-  });
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await mock?.close();
-  });
+  }, 60_000);
 
   it('fails, never skips, where Chromium is missing', async () => {
     await expect(launchBrowser('/nonexistent/chromium')).rejects.toThrow('Chromium not found');
@@ -55,14 +55,14 @@ describe('in a browser: the landing page and the API docs', () => {
     await token.locator('.opblock-summary').click();
     await token.getByRole('button', { name: 'Execute' }).click();
     const tokenResponse = token.locator('.live-responses-table tbody .response-col_status').first();
-    await expect.poll(() => tokenResponse.textContent(), { timeout: 10_000 }).toContain('200');
+    await poll(() => tokenResponse.textContent()).toContain('200');
     await expect(token.locator('.live-responses-table').textContent()).resolves.toContain('access_token');
 
     const list = page.locator('#operations-documents-listDocuments');
     await list.locator('.opblock-summary').click();
     await list.getByRole('button', { name: 'Execute' }).click();
     const listStatus = list.locator('.live-responses-table tbody .response-col_status').first();
-    await expect.poll(() => listStatus.textContent(), { timeout: 10_000 }).toContain('200');
+    await poll(() => listStatus.textContent()).toContain('200');
     await list.locator('.live-responses-table').scrollIntoViewIfNeeded();
     await screenshot(page, 'docs-try-it');
 

@@ -97,6 +97,8 @@ function logStartup(mock: MockServer, url: string): void {
     {
       url,
       adminUrl: `${url}/__admin`,
+      docsUrl: `${url}/docs`,
+      inspectorUrl: `${url}/__admin/ui`,
       fixtures: mock.fixtureSource,
       documents: mock.root.fake.documentCount(),
       apiKeys: keys.slice(0, 10),

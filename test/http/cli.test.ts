@@ -50,5 +50,8 @@ describe('the command line', () => {
     await exited;
     expect(out).toMatch(/INFO.*listening on http:/);
     expect(out.trimStart().startsWith('{')).toBe(false);
+    // Where a person goes next: the docs and the inspector.
+    expect(out).toContain(`${url}/docs`);
+    expect(out).toContain(`${url}/__admin/ui`);
   });
 });

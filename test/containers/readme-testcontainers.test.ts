@@ -1,0 +1,41 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+
+/**
+ * The README's Testcontainers example, run as written (the package name pointed at the source):
+ * it builds the image from the package (cached layers), starts it with fixtures and options, and
+ * prints the base URL, a session's URL and its (empty) violations.
+ */
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const image = inject('fakeImage');
+
+describe.skipIf(!image)("the README's Testcontainers example", () => {
+  it('runs as written', async () => {
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const block =
+      readme.split('<!-- testcontainers:start -->')[1]?.split('<!-- testcontainers:end -->')[0] ?? '';
+    const code = block
+      .trim()
+      .replace(/^```ts\n/, '')
+      .replace(/```\s*$/, '')
+      .replace("'passportal-docs-fake/testcontainers'", `'${ROOT}src/testcontainers/index.ts'`);
+    expect(code).toContain('PassportalFakeContainer');
+    const file = `${ROOT}test/containers/.readme-example.mts`;
+    writeFileSync(file, code);
+    try {
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', file], {
+        cwd: ROOT,
+        env: { ...process.env },
+        timeout: 280_000,
+      });
+      expect(stdout).toMatch(/^http:\/\/\S+:\d+ http:\/\/\S+:\d+\/sessions\/\S+\n\[\]\n$/);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }, 300_000);
+});

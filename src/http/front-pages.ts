@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { computeHash } from '../domain/tokens.js';
+import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { PACKAGE_VERSION } from '../package-root.js';
 import { PAGE_HEADERS, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
@@ -22,6 +23,8 @@ export interface FrontPagesContext {
 }
 
 const NAME = 'Passportal Documents API fake';
+/** The files of swagger-ui-dist the docs page loads. */
+const SWAGGER_FILES = /^(?:swagger-ui\.css|swagger-ui-bundle\.js|favicon-(?:16x16|32x32)\.png)$/;
 const SAMPLE_CONTENT = 'api-content-hash';
 
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e8c"/><path d="M9 7h9a7 7 0 0 1 0 14h-4v5H9z M14 12v4h4a2 2 0 0 0 0-4z" fill="#fff"/></svg>`;
@@ -146,7 +149,11 @@ export function createFrontPages(context: FrontPagesContext): (req: Request, res
       return true;
     }
     if (path.startsWith('/docs/swagger-ui/')) {
-      sendStatic(req, res, swaggerUiDir(), path.slice('/docs/swagger-ui/'.length));
+      const file = path.slice('/docs/swagger-ui/'.length);
+      // Only what the docs page loads: not swagger-ui-dist's own demo page, which fetches a spec
+      // from the internet.
+      if (SWAGGER_FILES.test(file)) sendStatic(req, res, swaggerUiDir(), file);
+      else req.next?.(new ApiError('routeNotFound', `Route not found: no file "${file}"`));
       return true;
     }
     if (path.startsWith('/docs/')) {

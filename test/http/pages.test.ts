@@ -99,6 +99,8 @@ describe('pages for people: landing page, docs, inspector', () => {
       '/__admin/ui/.hidden',
       '/docs/swagger-ui/../../package.json',
       '/docs/assets/nothing.js',
+      '/docs/swagger-ui/index.html',
+      '/docs/swagger-ui/swagger-initializer.js',
     ]) {
       const res = await server.http.get(path);
       expect(res.status, path).toBe(404);

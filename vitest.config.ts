@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     // Suites that need a container engine run with `npm run test:containers`.
-    exclude: ['**/node_modules/**', 'examples/**/*.container.test.ts'],
+    exclude: ['**/node_modules/**', 'examples/**/*.container.test.ts', 'test/containers/**'],
     environment: 'node',
     setupFiles: ['test/support/setup-conformance.ts'],
     // The pages' build (dist/ui), made when missing or stale.

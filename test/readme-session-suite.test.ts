@@ -15,7 +15,8 @@ import { createMockServer, type MockServer } from '../src/index.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SCRATCH = join(ROOT, 'test', `.readme-session-${process.pid}`);
+// In test-artifacts/ (git-ignored): out of reach of the project's own test run, linter and type check.
+const SCRATCH = join(ROOT, 'test-artifacts', `readme-session-${process.pid}`);
 
 const CLIENT = `import { createHmac, randomUUID } from 'node:crypto';
 

@@ -121,6 +121,17 @@ describe('--state-file', () => {
     expect(labels.filter((l) => !kept.has(l))).toEqual([]);
   }, 60_000);
 
+  it('takes stateFile from a config file, relative to the file', async () => {
+    const folder = mkdtempSync(join(dir, 'config-'));
+    writeFileSync(join(folder, 'fake.config.json'), JSON.stringify({ stateFile: 'kept.json', port: 0 }));
+    const child = spawnCli(['--config', join(folder, 'fake.config.json'), '--fixtures', SMALL_SET]);
+    children.push(child);
+    await waitForListening(child);
+    expect(JSON.parse(readFileSync(join(folder, 'kept.json'), 'utf8')).format).toBe(
+      'passportal-docs-fake state',
+    );
+  }, 30_000);
+
   it('refuses to start over a file it cannot read back, and says so', async () => {
     const file = join(dir, 'broken.json');
     writeFileSync(file, '{"not": "a state file"}');

@@ -26,6 +26,31 @@ function useAction(): {
   };
 }
 
+/** A row's delete button: the admin DELETE of `path`, then the list read again. */
+function DeleteButton(props: {
+  label: string;
+  run: ReturnType<typeof useAction>['run'];
+  path: string;
+  reload: () => Promise<unknown>;
+  done: string;
+}) {
+  return (
+    <button
+      type="button"
+      class="plain"
+      onClick={() =>
+        props.run(async () => {
+          await admin('DELETE', props.path);
+          await props.reload();
+          return props.done;
+        })
+      }
+    >
+      {props.label}
+    </button>
+  );
+}
+
 function Outcome({ message, error }: { message: string | undefined; error: unknown }) {
   return (
     <div>
@@ -225,19 +250,13 @@ function Faults() {
                 {f.delayMs ? ` after ${f.delayMs} ms` : ''}
               </td>
               <td>
-                <button
-                  type="button"
-                  class="plain"
-                  onClick={() =>
-                    action.run(async () => {
-                      await admin('DELETE', `/faults/${encodeURIComponent(f.id)}`);
-                      await reload();
-                      return `Fault ${f.id} removed.`;
-                    })
-                  }
-                >
-                  Remove
-                </button>
+                <DeleteButton
+                  label="Remove"
+                  run={action.run}
+                  path={`/faults/${encodeURIComponent(f.id)}`}
+                  reload={reload}
+                  done={`Fault ${f.id} removed.`}
+                />
               </td>
             </tr>
           ))}
@@ -405,19 +424,13 @@ function Sessions() {
               </td>
               <td class="muted">{s.lastUsedAt}</td>
               <td>
-                <button
-                  type="button"
-                  class="plain"
-                  onClick={() =>
-                    action.run(async () => {
-                      await admin('DELETE', `/sessions/${encodeURIComponent(s.id)}`);
-                      await reload();
-                      return `Session ${s.id} deleted.`;
-                    })
-                  }
-                >
-                  Delete
-                </button>
+                <DeleteButton
+                  label="Delete"
+                  run={action.run}
+                  path={`/sessions/${encodeURIComponent(s.id)}`}
+                  reload={reload}
+                  done={`Session ${s.id} deleted.`}
+                />
               </td>
             </tr>
           ))}

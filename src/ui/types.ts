@@ -1,109 +1,21 @@
-/** The shapes the admin API answers (see spec/openapi.yaml, tag admin). */
+/**
+ * The shapes the admin API answers (spec/openapi.yaml, tag admin): the server's own types,
+ * imported as types only, so the build erases them and the inspector can never drift from what
+ * the server sends.
+ */
+import type { AdminClient } from '../client/admin-client.js';
 
-export interface Finding {
-  location: string;
-  message: string;
-}
+export type { Clock, SessionInfo as Session } from '../client/admin-client.js';
+export type {
+  ApiKey,
+  Dataset as State,
+  Document as DocumentRow,
+  Template,
+  TemplateField,
+} from '../domain/types.js';
+export type { Violation as Finding } from '../errors.js';
+export type { FaultView as Fault } from '../harness/faults.js';
+export type { JournalEntryView as JournalEntry } from '../harness/journal.js';
 
-export interface JournalEntry {
-  id: number;
-  time: string;
-  method: string;
-  path: string;
-  query: Record<string, unknown>;
-  headers: Record<string, string | string[] | undefined>;
-  body?: unknown;
-  bodyTruncated?: true;
-  bodyBytes?: number;
-  status?: number;
-  durationMs: number;
-  response?: unknown;
-  responseTruncated?: true;
-  responseBytes?: number;
-  operationId?: string;
-  fault?: string;
-  dropped?: true;
-  aborted?: true;
-  violations: Finding[];
-  notices: Finding[];
-}
-
-export interface JournalPage {
-  count: number;
-  requests: JournalEntry[];
-}
-
-export interface Organization {
-  id: number;
-  name: string;
-}
-
-export interface Client {
-  id: number;
-  organizationId: number;
-  name: string;
-}
-
-export interface TemplateField {
-  key: string;
-  name: string;
-  description: string;
-}
-
-export interface Template {
-  id: number;
-  name: string;
-  type: string;
-  fields: TemplateField[];
-}
-
-export interface DocumentRow {
-  id: number;
-  organization_id: number;
-  client_id: number;
-  templateId: number;
-  label: string;
-  description: string;
-  customId: string;
-  details: Record<string, unknown>;
-  last_modified: string;
-}
-
-export interface ApiKey {
-  keyId: string;
-  secret: string;
-  organizationId: number;
-}
-
-export interface State {
-  organizations: Organization[];
-  clients: Client[];
-  templates: Template[];
-  documents: DocumentRow[];
-  apiKeys: ApiKey[];
-}
-
-export interface Fault {
-  id: string;
-  method?: string;
-  path?: string;
-  status?: number;
-  body?: unknown;
-  delayMs?: number;
-  times?: number;
-  drop?: boolean;
-  [key: string]: unknown;
-}
-
-export interface Session {
-  id: string;
-  baseUrl: string;
-  createdAt: string;
-  expires: boolean;
-  lastUsedAt: string;
-}
-
-export interface Clock {
-  now: number;
-  offsetSeconds: number;
-}
+/** One page of the journal (`GET /__admin/requests`). */
+export type JournalPage = Awaited<ReturnType<AdminClient['requests']>>;

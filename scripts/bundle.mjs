@@ -5,10 +5,22 @@
 // pretty log printer, YAML for an edited spec, Ajv when a validator is not precompiled) stay
 // outside the bundle and load from node_modules when asked for.
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const LAZY = ['@stoplight/prism-http', 'json-schema-faker', 'pino-pretty', 'yaml', 'ajv', 'ajv-formats'];
+
+// Express, body-parser, send and type-is each get their own copy of the same mime-types and
+// mime-db versions from npm (another version is hoisted for a lazily loaded dependency), and each
+// copy builds its extension tables at start-up. Within the bundle they all resolve to Express's.
+const fromExpress = createRequire(createRequire(import.meta.url).resolve('express'));
+const oneMimeTable = {
+  name: 'one-mime-table',
+  setup(build) {
+    build.onResolve({ filter: /^mime-(types|db)$/ }, (args) => ({ path: fromExpress.resolve(args.path) }));
+  },
+};
 
 rmSync('dist/bundle', { recursive: true, force: true });
 
@@ -21,6 +33,7 @@ await build({
   platform: 'node',
   target: 'node20.19',
   external: LAZY.flatMap((name) => [name, `${name}/*`]),
+  plugins: [oneMimeTable],
   // Bundled CommonJS dependencies call `require` for Node's own modules.
   banner: {
     js: "import { createRequire as __fakeRequire } from 'node:module'; const require = __fakeRequire(import.meta.url);",
@@ -43,6 +56,7 @@ await build({
   target: 'node20.19',
   external: [...LAZY, 'testcontainers'].flatMap((name) => [name, `${name}/*`]),
   define: { 'import.meta.url': '__fakeImportMetaUrl' },
+  plugins: [oneMimeTable],
   // Minified (names kept): a second copy of the code, kept small in the package.
   minify: true,
   keepNames: true,

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { getContainerRuntimeClient } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AdminError, computeHash, type FixtureSet } from '../../src/index.js';
+import { AdminError, type FixtureSet } from '../../src/index.js';
 import {
   PassportalFakeContainer,
   type StartedPassportalFakeContainer,
 } from '../../src/testcontainers/index.js';
+import { requestToken } from '../support/request-token.js';
 import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 /**
@@ -15,18 +16,6 @@ import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 const image = inject('fakeImage');
 const SUITE_FOLDER = new URL('../../examples/fixtures/suite', import.meta.url).pathname;
-
-async function token(base: string, key: { keyId: string; secret: string }): Promise<Response> {
-  return fetch(`${base}/api/v2/auth/client_token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-key': key.keyId,
-      'x-hash': computeHash(key.secret, 'c'),
-    },
-    body: JSON.stringify({ scope: 'docs_api', content: 'c' }),
-  });
-}
 
 describe.skipIf(!image)('PassportalFakeContainer', () => {
   let fake: StartedPassportalFakeContainer;
@@ -50,7 +39,7 @@ describe.skipIf(!image)('PassportalFakeContainer', () => {
   });
 
   it('passes options as environment variables: token lifetime and the admin token', async () => {
-    const res = await token(fake.getBaseUrl(), ACME_KEY);
+    const res = await requestToken(fake.getBaseUrl(), ACME_KEY);
     expect(((await res.json()) as { expiry_time: number }).expiry_time).toBeGreaterThan(0);
     expect((await fake.admin.settings()).tokenTtlSeconds).toBe(60);
     // Without the token the admin API refuses: the module's client carries it.

@@ -4,7 +4,8 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeHash, defaultApiKey } from '../../src/index.js';
+import { defaultApiKey } from '../../src/index.js';
+import { requestToken } from '../support/request-token.js';
 
 /**
  * The quick start users get: `npm start`, the `passportal-docs-fake` command and the image run
@@ -54,16 +55,7 @@ afterAll(async () => {
 });
 
 async function token(url: string): Promise<string> {
-  const key = defaultApiKey(1);
-  const res = await fetch(`${url}/api/v2/auth/client_token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-key': key.keyId,
-      'x-hash': computeHash(key.secret, 'c'),
-    },
-    body: JSON.stringify({ scope: 'docs_api', content: 'c' }),
-  });
+  const res = await requestToken(url, defaultApiKey(1));
   expect(res.status).toBe(200);
   return ((await res.json()) as { access_token: string }).access_token;
 }

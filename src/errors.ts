@@ -157,6 +157,13 @@ export const ERROR_KINDS = {
     message: 'request headers too large',
     meaning: 'headers over maxHeaderSize',
   },
+  stateNotSaved: {
+    status: 500,
+    code: 0,
+    message: 'the change could not be saved to the state file',
+    meaning:
+      'with stateFile: the file could not be written (disk full, folder gone); nothing was acknowledged',
+  },
   unexpected: {
     status: 500,
     code: 0,

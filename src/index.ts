@@ -6,6 +6,7 @@ import { createOperationValidators } from './contract/request-validator.js';
 import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { Dataset, FixtureSet } from './domain/types.js';
+import { ApiError, toErrorBody } from './errors.js';
 import { createInstance, type Instance } from './harness/instance.js';
 import {
   type ControlChecks,
@@ -138,6 +139,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       expressApp,
       () => stateFile.save(root),
       (error) => logger.error({ err: error, stateFile: stateFile.path }, 'state file not written'),
+      (apiRequestUid) =>
+        toErrorBody(new ApiError('stateNotSaved'), apiRequestUid, root.fake.settings.errorSuccess),
     );
   }
   let server: Server | undefined;

@@ -5,6 +5,7 @@ import { ConfigError, type Settings } from '../config.js';
 import { buildDataset } from '../domain/fixtures/load-fixtures.js';
 import type { TokenGrant } from '../domain/tokens.js';
 import type { Dataset } from '../domain/types.js';
+import type { ErrorBody } from '../errors.js';
 import type { Instance } from './instance.js';
 import { mergeSettings } from './settings-input.js';
 
@@ -135,40 +136,52 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Wraps the app so that every request that may change the root instance (any method but GET,
- * HEAD and OPTIONS, outside `/sessions/`) saves the state before its answer goes out, when the
- * answer is a success. A failed save answers 500 instead of acknowledging a change that is not
- * on disk.
+ * HEAD and OPTIONS, outside `/sessions/`) saves the state before its answer's head goes out, when
+ * the answer is a success. A failed save answers the catalogue's `stateNotSaved` (500, in the
+ * vendor shape, `errorBody`) in place of the answer, so no change that is not on disk is ever
+ * acknowledged. The save runs at the head, not at the end, because JSON answers write their head
+ * before their body.
  */
 export function saveAfterChanges(
   app: RequestListener,
   save: () => void,
   onError: (error: unknown) => void,
+  errorBody: (apiRequestUid: string) => ErrorBody,
 ): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     if (!SAFE_METHODS.has(req.method ?? 'GET') && !req.url?.startsWith('/sessions/')) {
-      const end = res.end as (...args: unknown[]) => ServerResponse;
-      res.end = function endAfterSaving(this: ServerResponse, ...args: unknown[]) {
-        res.end = end as ServerResponse['end'];
-        if (res.statusCode < 400) {
-          try {
-            save();
-          } catch (error) {
-            onError(error);
-            if (!res.headersSent) {
-              res.statusCode = 500;
-              res.setHeader('content-type', 'application/json; charset=utf-8');
-              res.removeHeader('content-length');
-              const body = JSON.stringify({
-                success: false,
-                message: 'the change could not be saved to the state file',
-                code: 0,
-                status: 500,
-              });
-              return end.call(this, body);
-            }
-          }
+      let failure: string | undefined;
+      let decided = false;
+      const decide = (status: number) => {
+        if (decided) return;
+        decided = true;
+        if (status >= 400) return;
+        try {
+          save();
+        } catch (error) {
+          onError(error);
+          failure = JSON.stringify(errorBody(String(res.getHeader('x-request-id') ?? 'none')));
         }
-        return end.apply(this, args);
+      };
+      const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse;
+      const end = res.end as (...args: unknown[]) => ServerResponse;
+      res.writeHead = function writeHeadAfterSaving(
+        this: ServerResponse,
+        status: number,
+        ...rest: unknown[]
+      ) {
+        decide(status);
+        if (failure === undefined) return writeHead.call(this, status, ...rest);
+        return writeHead.call(this, 500, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(failure),
+        });
+      } as ServerResponse['writeHead'];
+      res.end = function endAfterSaving(this: ServerResponse, ...args: unknown[]) {
+        decide(res.statusCode);
+        if (failure === undefined) return end.apply(this, args);
+        if (!res.headersSent) res.writeHead(500);
+        return end.call(this, failure);
       } as ServerResponse['end'];
     }
     app(req, res);

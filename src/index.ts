@@ -36,6 +36,7 @@ export { ApiError, ERROR_KINDS, type Notice, type Violation } from './errors.js'
 export type { FaultInput, FaultView } from './harness/faults.js';
 export type { InstanceControls } from './harness/instance-controls.js';
 export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
+export { ContractViolationError } from './harness/no-violations.js';
 
 export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
   /** A fixture file or folder path, or a fixture set object; absent: the bundled default set. */

@@ -9,11 +9,14 @@ import { createMockServer, type MockServer } from '../src/index.js';
 /**
  * The README's example suites, each run as written by vitest in a scratch project:
  * - "In-process": createMockServer() driven by supertest, a reset before every test, a fault, the
- *   clock, and no violation at the end;
+ *   clock, and a check for violations after every test;
  * - "one session per suite", against a listening fake: fixtures imported from JSON, a reset before
  *   every test, and a client under test that caches its token (so a reset that revoked tokens
  *   would fail the second test) and retries a dropped connection once, as the README's comment
  *   asks of it.
+ * Then each again with one more test put first that breaks the contract: a suite that checked
+ * violations once at the end would report green (the resets clear the journal); the README's must
+ * fail, naming the violation, and still close the server or delete its session.
  */
 
 const run = promisify(execFile);
@@ -78,17 +81,59 @@ function readmeSuite(name: string): string {
     .replace("from 'passportal-docs-fake'", `from '${join(ROOT, 'src/index.ts')}'`);
 }
 
-/** Runs one of the scratch project's test files with vitest; answers what it printed. */
-async function runSuite(file: string): Promise<string> {
-  const { stdout } = await run(
+/** `suite` with `test` put before its first test (at the first top-level `it(`). */
+function withFirstTest(suite: string, test: string): string {
+  const at = suite.indexOf('\nit(');
+  expect(at).toBeGreaterThan(0);
+  return `${suite.slice(0, at)}\n${test}\n${suite.slice(at)}`;
+}
+
+/** Runs one of the scratch project's test files with vitest; answers what it printed and whether it passed. */
+async function vitestRun(file: string): Promise<{ passed: boolean; output: string }> {
+  return run(
     join(ROOT, 'node_modules/.bin/vitest'),
     ['run', '--config', join(SCRATCH, 'vitest.config.mjs'), '--root', SCRATCH, file],
-    { cwd: SCRATCH, env: { ...process.env, FAKE_URL: url, NO_COLOR: '1', FORCE_COLOR: '0' } },
-  ).catch((error: { stdout?: string; stderr?: string }) => {
-    throw new Error(`the README suite ${file} failed:\n${error.stdout}\n${error.stderr}`);
-  });
-  return stdout;
+    {
+      cwd: SCRATCH,
+      env: { ...process.env, FAKE_URL: url, CLOSED_MARKER, NO_COLOR: '1', FORCE_COLOR: '0' },
+    },
+  ).then(
+    ({ stdout, stderr }) => ({ passed: true, output: `${stdout}\n${stderr}` }),
+    (error: { stdout?: string; stderr?: string }) => ({
+      passed: false,
+      output: `${error.stdout}\n${error.stderr}`,
+    }),
+  );
 }
+
+/** Runs a file that must pass; answers what it printed. */
+async function runSuite(file: string): Promise<string> {
+  const { passed, output } = await vitestRun(file);
+  if (!passed) throw new Error(`the README suite ${file} failed:\n${output}`);
+  return output;
+}
+
+/** Runs a file that must fail; answers what it printed. */
+async function runFailingSuite(file: string): Promise<string> {
+  const { passed, output } = await vitestRun(file);
+  if (passed) throw new Error(`the README suite ${file} passed, though it must fail:\n${output}`);
+  return output;
+}
+
+/** Where the scratch in-process suite notes that `mock.close()` ran to its end. */
+const CLOSED_MARKER = join(SCRATCH, 'closed.txt');
+/**
+ * Appended to the in-process suite: wraps `mock.close()` so that it leaves a marker once it has
+ * closed the server (ESM hoists the import).
+ */
+const NOTE_CLOSE = `
+import { writeFileSync as noteClosed } from 'node:fs';
+const closeMock = mock.close.bind(mock);
+mock.close = async () => {
+  await closeMock();
+  noteClosed(process.env.CLOSED_MARKER, 'closed');
+};
+`;
 
 let mock: MockServer;
 let url: string;
@@ -100,8 +145,25 @@ beforeAll(async () => {
   mkdirSync(join(SCRATCH, 'test/fixtures'), { recursive: true });
   writeFileSync(join(SCRATCH, 'src/documents-client.ts'), CLIENT);
   cpSync(join(ROOT, 'test/fixtures/http/small-set.json'), join(SCRATCH, 'test/fixtures/documents.json'));
-  writeFileSync(join(SCRATCH, 'test/in-process.test.ts'), readmeSuite('in-process-suite'));
-  writeFileSync(join(SCRATCH, 'test/documents.test.ts'), readmeSuite('session-suite'));
+  const inProcess = readmeSuite('in-process-suite');
+  const session = readmeSuite('session-suite');
+  writeFileSync(join(SCRATCH, 'test/in-process.test.ts'), inProcess);
+  writeFileSync(join(SCRATCH, 'test/documents.test.ts'), session);
+  // The same suites with a first test that breaks the contract (a list call without a token header).
+  writeFileSync(
+    join(SCRATCH, 'test/in-process-violating.test.ts'),
+    withFirstTest(
+      inProcess,
+      `it('lists documents without a token', async () => {\n  await http.get('/api/v2/documents?pageNum=1');\n});`,
+    ) + NOTE_CLOSE,
+  );
+  writeFileSync(
+    join(SCRATCH, 'test/documents-violating.test.ts'),
+    withFirstTest(
+      session,
+      `it('lists documents without a token', async () => {\n  await fetch(\`\${session.baseUrl}/api/v2/documents?pageNum=1\`);\n});`,
+    ),
+  );
   writeFileSync(join(SCRATCH, 'vitest.config.mjs'), 'export default { test: {} };\n');
 });
 
@@ -114,12 +176,37 @@ describe("the README's example suites", () => {
   it('in-process: passes as written (supertest, a reset before each test, a fault, the clock)', async () => {
     const block = readFileSync(join(SCRATCH, 'test/in-process.test.ts'), 'utf8');
     expect(block).toContain('beforeEach(() => mock.reset())');
+    expect(block).toContain('afterEach(() => mock.expectNoViolations())');
     expect(await runSuite('test/in-process.test.ts')).toMatch(/Tests\s+3 passed \(3\)/);
+  }, 120_000);
+
+  it('in-process: fails when the first test breaks the contract, and still closes the server', async () => {
+    rmSync(CLOSED_MARKER, { force: true });
+    const output = await runFailingSuite('test/in-process-violating.test.ts');
+    expect(output).toMatch(/Tests\s+1 failed \| 3 passed \(4\)/);
+    expect(output).toContain('FAIL  test/');
+    expect(output).toContain('> lists documents without a token');
+    expect(output).toContain('ContractViolationError');
+    expect(output).toContain('GET /api/v2/documents -> 401');
+    expect(output).toContain('header.x-access-token: is required');
+    expect(readFileSync(CLOSED_MARKER, 'utf8')).toBe('closed');
   }, 120_000);
 
   it('one session per suite: passes as written, a reset before each test keeping the cached token working', async () => {
     const block = readFileSync(join(SCRATCH, 'test/documents.test.ts'), 'utf8');
     expect(block).toContain('beforeEach(() => session.admin.reset())');
+    expect(block).toContain('afterEach(() => session.admin.expectNoViolations())');
     expect(await runSuite('test/documents.test.ts')).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(mock.sessions.size).toBe(0);
+  }, 120_000);
+
+  it('one session per suite: fails when the first test breaks the contract, and still deletes its session', async () => {
+    const output = await runFailingSuite('test/documents-violating.test.ts');
+    expect(output).toMatch(/Tests\s+1 failed \| 2 passed \(3\)/);
+    expect(output).toContain('FAIL  test/');
+    expect(output).toContain('> lists documents without a token');
+    expect(output).toContain('ContractViolationError');
+    expect(output).toContain('header.x-access-token: is required');
+    expect(mock.sessions.size).toBe(0);
   }, 120_000);
 });

@@ -9,6 +9,7 @@ import type {
   NoticeRecord,
   ViolationRecord,
 } from '../harness/journal.js';
+import { assertNoViolations } from '../harness/no-violations.js';
 
 /**
  * A typed client of a running fake's admin API (a container, `npm start`, another machine): what
@@ -75,6 +76,11 @@ export interface AdminClient {
   clearRequests(): Promise<void>;
   violations(): Promise<ViolationRecord[]>;
   notices(): Promise<NoticeRecord[]>;
+  /**
+   * Throws `ContractViolationError`, listing every violation (request, location, message), when
+   * the journal holds any. Run it in `afterEach`, before the next `reset()` clears the journal.
+   */
+  expectNoViolations(): Promise<void>;
   /** Adds a fault; answers its id. */
   addFault(fault: FaultInput): Promise<string>;
   faults(): Promise<FaultView[]>;
@@ -136,6 +142,10 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     clearRequests: async () => void (await call('DELETE', '/requests')),
     violations: async () => (await call<{ violations: ViolationRecord[] }>('GET', '/violations')).violations,
     notices: async () => (await call<{ notices: NoticeRecord[] }>('GET', '/notices')).notices,
+    expectNoViolations: async () => {
+      const { violations } = await call<{ violations: ViolationRecord[] }>('GET', '/violations');
+      assertNoViolations(violations, base);
+    },
     addFault: async (fault) => (await call<{ id: string }>('POST', '/faults', fault)).id,
     faults: async () => (await call<{ faults: FaultView[] }>('GET', '/faults')).faults,
     removeFault: async (id) => void (await call('DELETE', `/faults/${encodeURIComponent(id)}`)),

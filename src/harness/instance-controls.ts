@@ -10,6 +10,7 @@ import {
   type ViolationRecord,
   viewEntry,
 } from './journal.js';
+import { assertNoViolations } from './no-violations.js';
 import { mergeSettings } from './settings-input.js';
 
 /**
@@ -37,6 +38,11 @@ export interface InstanceControls {
    * (GET /__admin/notices): each notice names the parameter or field and what to send instead.
    */
   notices(): Promise<NoticeRecord[]>;
+  /**
+   * Throws `ContractViolationError`, listing every violation (request, location, message), when
+   * the journal holds any. Run it in `afterEach`, before the next `reset()` clears the journal.
+   */
+  expectNoViolations(): Promise<void>;
   /** Moves the clock by `seconds` (negative goes back); tokens expire accordingly. */
   advanceClock(seconds: number): void;
   /** Sets the clock to `unixSeconds`. */
@@ -81,6 +87,13 @@ export function controlsOf(instance: Instance, checks: ControlChecks): InstanceC
     notices: async () => {
       await journal.settled();
       return journal.notices();
+    },
+    expectNoViolations: async () => {
+      await journal.settled();
+      assertNoViolations(
+        journal.violations(),
+        instance.id === undefined ? undefined : `session ${instance.id}`,
+      );
     },
     advanceClock: (seconds) => fake.clock.advance(seconds),
     setClock: (unixSeconds) => fake.clock.set(unixSeconds),

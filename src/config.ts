@@ -1,7 +1,7 @@
 /**
  * The one typed options object. CLI flags, environment variables, the programmatic API and the
  * admin API (`PUT /__admin/settings`) all feed the same fields; every field is described once in
- * `OPTION_SPECS`, which also drives `--help` and the README's options table.
+ * `OPTION_SPECS`, which also drives `--help` and the options table of docs/options.md.
  */
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

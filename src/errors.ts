@@ -4,14 +4,14 @@
  * single error middleware renders them in the vendor's shape
  * `{success:false, message, code, status, apiRequestUid, errors?}`.
  *
- * Status and code follow the vendor's published error table (see the README's decisions table).
+ * Status and code follow the vendor's published error table (see docs/decisions.md).
  */
 
 export interface ErrorKind {
   status: number;
   code: number;
   message: string;
-  /** What the kind means, for the README and the catalogue test. */
+  /** What the kind means, for docs/errors.md and the catalogue test. */
   meaning: string;
 }
 

@@ -8,9 +8,9 @@ import { createMockServer, type MockServer } from '../src/index.js';
 
 /**
  * The README's example suites, each run as written by vitest in a scratch project:
- * - "In-process": createMockServer() driven by supertest, a reset before every test, a fault, the
+ * - "In-process" (README.md): createMockServer() driven by supertest, a reset before every test, a fault, the
  *   clock, and a check for violations after every test;
- * - "one session per suite", against a listening fake: fixtures imported from JSON, a reset before
+ * - "one session per suite" (docs/testing.md, linked from the README), against a listening fake: fixtures imported from JSON, a reset before
  *   every test, and a client under test that caches its token (so a reset that revoked tokens
  *   would fail the second test) and retries a dropped connection once, as the README's comment
  *   asks of it.
@@ -69,9 +69,9 @@ export class DocumentsClient {
 }
 `;
 
-/** The README's block between `<!-- name:start -->` and `<!-- name:end -->`, importing this checkout. */
-function readmeSuite(name: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** The block of `page` between `<!-- name:start -->` and `<!-- name:end -->`, importing this checkout. */
+function readmeSuite(page: string, name: string): string {
+  const readme = readFileSync(join(ROOT, page), 'utf8');
   const block = readme.split(`<!-- ${name}:start -->`)[1]?.split(`<!-- ${name}:end -->`)[0] ?? '';
   expect(block).toContain('```ts');
   return block
@@ -145,8 +145,8 @@ beforeAll(async () => {
   mkdirSync(join(SCRATCH, 'test/fixtures'), { recursive: true });
   writeFileSync(join(SCRATCH, 'src/documents-client.ts'), CLIENT);
   cpSync(join(ROOT, 'test/fixtures/http/small-set.json'), join(SCRATCH, 'test/fixtures/documents.json'));
-  const inProcess = readmeSuite('in-process-suite');
-  const session = readmeSuite('session-suite');
+  const inProcess = readmeSuite('README.md', 'in-process-suite');
+  const session = readmeSuite('docs/testing.md', 'session-suite');
   writeFileSync(join(SCRATCH, 'test/in-process.test.ts'), inProcess);
   writeFileSync(join(SCRATCH, 'test/documents.test.ts'), session);
   // The same suites with a first test that breaks the contract (a list call without a token header).

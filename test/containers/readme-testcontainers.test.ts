@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 
 /**
- * The README's Testcontainers example, run as written (the package name pointed at the source):
+ * The README's Testcontainers example (docs/containers.md, linked from the README), run as written (the package name pointed at the source):
  * it builds the image from the package (cached layers), starts it with fixtures and options,
  * prints the base URL and a session's URL, checks the session has no violations, and stops.
  */
@@ -16,7 +16,7 @@ const image = inject('fakeImage');
 
 describe.skipIf(!image)("the README's Testcontainers example", () => {
   it('runs as written', async () => {
-    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const readme = readFileSync(`${ROOT}/docs/containers.md`, 'utf8');
     const block =
       readme.split('<!-- testcontainers:start -->')[1]?.split('<!-- testcontainers:end -->')[0] ?? '';
     const code = block

@@ -73,6 +73,14 @@ describe('expectNoViolations in-process', () => {
     await expect(t.mock.expectNoViolations()).resolves.toBeUndefined();
     session.delete();
   });
+
+  it('passes after clearRequests(), for a test that provokes a violation on purpose and asserts it', async () => {
+    t.mock.reset();
+    await t.http.get('/api/v2/documents');
+    expect((await t.mock.violations()).map((v) => v.status)).toEqual([401]);
+    t.mock.clearRequests();
+    await expect(t.mock.expectNoViolations()).resolves.toBeUndefined();
+  });
 });
 
 describe('expectNoViolations through the admin client', () => {

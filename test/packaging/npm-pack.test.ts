@@ -32,6 +32,8 @@ const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as {
 const ALLOWED = [
   /^package\.json$/,
   /^README\.md$/,
+  // The pages the README links to, so its links work in node_modules too.
+  /^docs\/[a-z-]+\.md$/,
   /^LICENSE$/,
   /^dist\//,
   /^spec\//,
@@ -106,6 +108,13 @@ describe('the npm package', () => {
 
   it('ships README, licence and package.json', () => {
     expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json']));
+  });
+
+  it('ships every docs/ page the README links to', () => {
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const pages = [...readme.matchAll(/\]\((docs\/[a-z-]+\.md)[#)]/g)].map((m) => m[1] ?? '');
+    expect(pages.length).toBeGreaterThan(5);
+    expect(files).toEqual(expect.arrayContaining(pages));
   });
 
   it('ships nothing else: no sources, tests, test fixtures, bench, examples or local files', () => {

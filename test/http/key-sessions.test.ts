@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ApiKey } from '../../src/domain/types.js';
 import type { JournalEntryView } from '../../src/harness/journal.js';
+import { createAdminClient } from '../../src/index.js';
 import {
   ACME_KEY,
   createTestServer,
@@ -252,6 +253,26 @@ describe('a request at the root with a session own key', () => {
   });
 });
 
+describe('the routing table follows idle sessions', () => {
+  it('a key-bound session reaped for being idle takes its keys and tokens with it', async () => {
+    const server = await createTestServer({ sessionIdleSeconds: 600 });
+    const session = await createKeyedSession(server);
+    const key = keyOf(session, 1);
+    const token = await issueToken(server.http, '', key);
+    const registry = server.mock.sessions;
+    // Using the key or a token keeps the session alive, as its prefix does.
+    const before = registry.list()[0]?.lastUsedAt ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(registry.byToken(token)?.id).toBe(session.id);
+    expect(registry.list()[0]?.lastUsedAt).toBeGreaterThan(before);
+    for (const s of registry.list()) s.lastUsedAt -= 86_400_000;
+    expect(registry.reapIdle()).toEqual([session.id]);
+    expect(registry.byKey(key.keyId)).toBeUndefined();
+    expect(registry.byToken(token)).toBeUndefined();
+    expect((await server.http.get('/api/v2/documents').set('x-access-token', token)).status).toBe(401);
+  });
+});
+
 describe('secrets and tokens', () => {
   it('the journals never show a key secret, and the request log never shows a token', async () => {
     const lines: string[] = [];
@@ -293,5 +314,41 @@ describe('journal entries: scheme, Host as sent and how the request arrived', ()
     expect(inSession[0]).toMatchObject({ scheme: 'http', host: 'fake.localhost:4010', via: 'direct' });
     const [viaApi] = await server.mock.requests();
     expect(viaApi).toMatchObject({ scheme: 'http', host: 'us-clover.passportalmsp.com', via: 'direct' });
+  });
+});
+
+describe('the programmatic API and the admin client stay in step', () => {
+  it('mock.session(fixtures, { keys: "own" }) answers the keys; delete() ends them', async () => {
+    const server = await createTestServer();
+    const session = await server.mock.session(undefined, { keys: 'own' });
+    expect(session.keys?.map((k) => k.organizationId).sort()).toEqual([1, 2]);
+    expect(session.state().apiKeys).toEqual(session.keys);
+    const key = session.keys?.find((k) => k.organizationId === 1) as ApiKey;
+    const token = await issueToken(server.http, '', key);
+    expect((await server.http.get('/api/v2/documents/101101').set('x-access-token', token)).status).toBe(200);
+    const [entry] = await session.requests();
+    expect(entry).toMatchObject({ via: 'key-session', scheme: 'http', operationId: 'createClientToken' });
+    expect(await server.mock.requests()).toEqual([]);
+    const plain = await server.mock.session();
+    expect(plain.keys).toBeUndefined();
+
+    session.delete();
+    expect((await server.http.get('/api/v2/documents/101101').set('x-access-token', token)).status).toBe(401);
+  });
+
+  it('the admin client creates a session with own keys and lists their IDs', async () => {
+    const server = await createTestServer();
+    const url = await server.mock.listen(0, '127.0.0.1');
+    try {
+      const admin = createAdminClient(url);
+      const created = await admin.createSession({ keys: 'own', expires: false });
+      expect(created.keys).toHaveLength(2);
+      const [listed] = await admin.sessions();
+      expect(listed).toMatchObject({ id: created.id, expires: false });
+      expect(listed?.ownKeyIds?.sort()).toEqual(created.keys?.map((k) => k.keyId).sort());
+      expect((await created.admin.state()).apiKeys).toEqual(created.keys);
+    } finally {
+      await server.mock.close();
+    }
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -270,6 +273,32 @@ describe('the routing table follows idle sessions', () => {
     expect(registry.byKey(key.keyId)).toBeUndefined();
     expect(registry.byToken(token)).toBeUndefined();
     expect((await server.http.get('/api/v2/documents').set('x-access-token', token)).status).toBe(401);
+  });
+});
+
+describe('with a state file', () => {
+  it("a write a session served by its key does not depend on the root's file; the root's own writes do", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'fake-key-state-'));
+    const server = await createTestServer({ stateFile: join(folder, 'state.json') });
+    try {
+      const session = await createKeyedSession(server);
+      const token = await issueToken(server.http, '', keyOf(session, 1));
+      const rootToken = await server.token();
+      rmSync(folder, { recursive: true, force: true });
+      const routed = await server.http
+        .patch('/api/v2/documents/101101')
+        .set('x-access-token', token)
+        .send(rename('Session edit'));
+      expect(routed.status).toBe(200);
+      const rootWrite = await server.http
+        .patch('/api/v2/documents/101101')
+        .set('x-access-token', rootToken)
+        .send(rename('Root edit'));
+      expect(rootWrite.status).toBe(500);
+      expect(rootWrite.body.message).toBe('the change could not be saved to the state file');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

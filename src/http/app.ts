@@ -122,8 +122,9 @@ interface DispatchOptions {
 
 /**
  * Picks what serves a request: the spec documents, a session's instance (`/sessions/{id}/...`,
- * served with the session prefix taken off the URL, as a mounted router would see it) or the
- * root instance (everything else). Done in one step, with no router layers, because every
+ * served with the session prefix taken off the URL, as a mounted router would see it), the
+ * session whose own key or token a request at the root carries (`sessionOfKey`), or the root
+ * instance (everything else). Done in one step, with no router layers, because every
  * request passes here.
  */
 function dispatch({ spec, root, sessions, instanceRoutes, frontPages }: DispatchOptions): RequestHandler {

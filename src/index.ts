@@ -5,7 +5,7 @@ import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './c
 import { createOperationValidators } from './contract/request-validator.js';
 import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
-import type { Dataset, FixtureSet } from './domain/types.js';
+import type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 import { ApiError, toErrorBody } from './errors.js';
 import { createInstance, type Instance } from './harness/instance.js';
 import {
@@ -31,7 +31,7 @@ export { ConfigError, OPTION_SPECS, type Options, type Settings } from './config
 export { defaultApiKey } from './domain/fixtures/default-keys.js';
 export { FixtureError, type FixtureProblem } from './domain/fixtures/fixture-error.js';
 export { computeHash } from './domain/tokens.js';
-export type { Dataset, FixtureSet } from './domain/types.js';
+export type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS, type Notice, type Violation } from './errors.js';
 export type { FaultInput, FaultView } from './harness/faults.js';
 export type { InstanceControls } from './harness/instance-controls.js';
@@ -47,6 +47,14 @@ export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
   specPath?: string;
 }
 
+/** How `MockServer.session` creates a session (as the body of POST /__admin/sessions). */
+export interface SessionOptions {
+  /** False: never removed for being idle. */
+  expires?: boolean;
+  /** `own`: API keys of its own, which reach the session at the root URL too; `fixtures` (default): the set's keys. */
+  keys?: 'fixtures' | 'own';
+}
+
 /** An isolated session of a MockServer, with the same controls as the server's root instance. */
 export interface MockSession extends InstanceControls {
   readonly id: string;
@@ -56,7 +64,12 @@ export interface MockSession extends InstanceControls {
    */
   readonly baseUrl: string;
   readonly instance: Instance;
-  /** Removes the session; its URLs answer 404 from now on. */
+  /**
+   * Its own API keys with their secrets, one per organization, when created with `keys: 'own'`
+   * (a fixture load keeps them per organization; `state().apiKeys` lists them as they are now).
+   */
+  readonly keys: ApiKey[] | undefined;
+  /** Removes the session; its URLs answer 404 and its own keys 401 from now on. */
   delete(): void;
 }
 
@@ -81,9 +94,10 @@ export interface MockServer extends InstanceControls {
   /**
    * Creates an isolated session (POST /__admin/sessions): from `fixtures` (object or path), or
    * from the root's reset point. Throws ApiError `tooManySessions` at the cap, FixtureError for
-   * a bad set.
+   * a bad set. With `{ keys: 'own' }` the session gets API keys of its own (one per organization,
+   * random), and requests at the root URL that use them, or tokens issued to them, reach it.
    */
-  session(fixtures?: string | FixtureSet): Promise<MockSession>;
+  session(fixtures?: string | FixtureSet, creation?: SessionOptions): Promise<MockSession>;
   /**
    * Stops the session reaper, stops accepting connections, lets in-flight requests finish, then
    * closes idle ones.
@@ -142,6 +156,11 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       (error) => logger.error({ err: error, stateFile: stateFile.path }, 'state file not written'),
       (apiRequestUid) =>
         toErrorBody(new ApiError('stateNotSaved'), apiRequestUid, root.fake.settings.errorSuccess),
+      // The request state Express keeps on the response names the instance that served it.
+      (res) => {
+        const instance = (res as { locals?: { instance?: Instance } }).locals?.instance;
+        return instance === undefined || instance === root;
+      },
     );
   }
   let server: Server | undefined;
@@ -182,13 +201,17 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
         });
       });
     },
-    async session(fixtures) {
+    async session(fixtures, creation = {}) {
       sessions.assertRoom();
-      const created = sessions.create(await sessionDataset(fixtures, () => root.fake.resetPoint()));
+      const created = sessions.create(await sessionDataset(fixtures, () => root.fake.resetPoint()), {
+        expires: creation.expires,
+        ownKeys: creation.keys === 'own',
+      });
       const path = sessionPath(created.id);
       return {
         ...controlsOf(created.instance, checks),
         id: created.id,
+        keys: created.instance.ownKeys?.list(),
         baseUrl: mock.url === undefined ? path : `${mock.url}${path}`,
         instance: created.instance,
         delete: () => {

@@ -1,5 +1,5 @@
 import type { Settings } from '../config.js';
-import type { Dataset, FixtureSet } from '../domain/types.js';
+import type { ApiKey, Dataset, FixtureSet } from '../domain/types.js';
 import type { ErrorBody } from '../errors.js';
 import type { FaultInput, FaultView } from '../harness/faults.js';
 import type {
@@ -56,6 +56,8 @@ export interface SessionInfo {
   createdAt?: string;
   lastUsedAt?: string;
   expires?: boolean;
+  /** The IDs of the session's own API keys, when it was created with `keys: 'own'` (never their secrets). */
+  ownKeyIds?: string[];
 }
 
 /** The journal's filters and page (`GET /__admin/requests`). */
@@ -93,11 +95,15 @@ export interface AdminClient {
   revokeTokens(): Promise<number>;
   /** The run-time settings, after applying `changes`. */
   settings(changes?: Partial<Settings>): Promise<Settings>;
-  /** A new session; `admin` is this client for its URL. */
+  /**
+   * A new session; `admin` is this client for its URL. With `keys: 'own'` it answers the
+   * session's own API keys with their secrets (`keys`), which reach the session at the root URL.
+   */
   createSession(input?: {
     fixtures?: FixtureSet;
     expires?: boolean;
-  }): Promise<SessionInfo & { admin: AdminClient }>;
+    keys?: 'fixtures' | 'own';
+  }): Promise<SessionInfo & { keys?: ApiKey[]; admin: AdminClient }>;
   sessions(): Promise<SessionInfo[]>;
   deleteSession(id: string): Promise<void>;
 }
@@ -157,7 +163,7 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     settings: (changes) =>
       changes === undefined ? call('GET', '/settings') : call('PUT', '/settings', changes),
     createSession: async (input = {}) => {
-      const created = await call<SessionInfo>('POST', '/sessions', input);
+      const created = await call<SessionInfo & { keys?: ApiKey[] }>('POST', '/sessions', input);
       return { ...created, admin: createAdminClient(created.baseUrl, options) };
     },
     sessions: async () => (await call<{ sessions: SessionInfo[] }>('GET', '/sessions')).sessions,

@@ -22,7 +22,7 @@ import {
   toSummary,
 } from './list-query.js';
 import { buildBase, Catalog, DocumentStore, type StoreBase } from './store.js';
-import { computeHash, hashMatches, type TokenGrant, TokenStore } from './tokens.js';
+import { computeHash, hashMatches, type TokenGrant, type TokenObserver, TokenStore } from './tokens.js';
 import type { Dataset, Details, Document } from './types.js';
 
 export type { DocumentSummary, ListQuery, PageQuery } from './list-query.js';
@@ -146,6 +146,20 @@ export class Fake {
       refresh_token: issued.refreshToken,
       expiry_time: issued.expiry,
     };
+  }
+
+  /**
+   * Tells `observer` of every token this fake holds now (as added) and of each one it starts or
+   * stops holding from now on; undefined stops telling.
+   */
+  observeTokens(observer: TokenObserver | undefined): void {
+    this.#tokens.observe(observer);
+    if (observer) for (const token of this.#tokens.tokens()) observer.added(token);
+  }
+
+  /** The tokens held (access and refresh, expired ones until pruned). */
+  heldTokens(): IterableIterator<string> {
+    return this.#tokens.tokens();
   }
 
   authenticate(token: string | undefined): Principal {

@@ -60,9 +60,24 @@ function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/**
+ * Told of every token the store starts or stops holding (issued, pruned, cleared, replaced), so
+ * something outside the domain can keep an index of them in step (a session's routing table).
+ */
+export interface TokenObserver {
+  added(token: string): void;
+  removed(token: string): void;
+}
+
 export class TokenStore {
   /** Insertion-ordered, so the oldest tokens come first. */
   readonly #grants = new Map<string, TokenGrant>();
+  #observer: TokenObserver | undefined;
+
+  /** Starts telling `observer` of tokens added and removed from now on (undefined: nobody). */
+  observe(observer: TokenObserver | undefined): void {
+    this.#observer = observer;
+  }
 
   issue(organizationId: number, keyId: string, nowSeconds: number, ttlSeconds: number): IssuedTokens {
     this.#prune(nowSeconds);
@@ -71,6 +86,8 @@ export class TokenStore {
     const refreshToken = newToken();
     this.#grants.set(accessToken, { organizationId, keyId, expiry, kind: 'access', revoked: false });
     this.#grants.set(refreshToken, { organizationId, keyId, expiry, kind: 'refresh', revoked: false });
+    this.#observer?.added(accessToken);
+    this.#observer?.added(refreshToken);
     return { accessToken, refreshToken, expiry };
   }
 
@@ -100,7 +117,14 @@ export class TokenStore {
   }
 
   clear(): void {
+    const observer = this.#observer;
+    if (observer) for (const token of this.#grants.keys()) observer.removed(token);
     this.#grants.clear();
+  }
+
+  /** The tokens held (access and refresh), oldest first. */
+  tokens(): IterableIterator<string> {
+    return this.#grants.keys();
   }
 
   /** Every token held with its grant, oldest first (what a state file keeps). */
@@ -110,8 +134,11 @@ export class TokenStore {
 
   /** Replaces the tokens held with `entries` (from `entries()`, e.g. read back from a state file). */
   replace(entries: ReadonlyArray<readonly [string, TokenGrant]>): void {
-    this.#grants.clear();
-    for (const [token, grant] of entries.slice(-MAX_TOKENS)) this.#grants.set(token, { ...grant });
+    this.clear();
+    for (const [token, grant] of entries.slice(-MAX_TOKENS)) {
+      this.#grants.set(token, { ...grant });
+      this.#observer?.added(token);
+    }
   }
 
   /** Tokens held (access and refresh, including expired ones not pruned yet). */
@@ -127,6 +154,7 @@ export class TokenStore {
     for (const [token, grant] of this.#grants) {
       if (nowSeconds < grant.expiry && this.#grants.size < MAX_TOKENS - 1) break;
       this.#grants.delete(token);
+      this.#observer?.removed(token);
     }
   }
 }

@@ -4,6 +4,7 @@ import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
 import { FaultList } from './faults.js';
 import { Journal, type JournalLimits } from './journal.js';
+import type { OwnKeys } from './own-keys.js';
 
 /**
  * One whole fake as the HTTP layer sees it: the root instance, or one per session. Everything a
@@ -22,6 +23,11 @@ export class Instance {
    * text never goes stale; gone with the instance.
    */
   readonly detailTexts = new RecentJsonTexts(10_000, 16 * 1024 * 1024);
+  /**
+   * A session's keys of its own (set by the session registry), put into every dataset it loads;
+   * undefined for the root and for sessions that use their fixtures' keys.
+   */
+  ownKeys: OwnKeys | undefined = undefined;
 
   constructor(id: string | undefined, fake: Fake, journal: JournalLimits) {
     this.id = id;
@@ -37,9 +43,12 @@ export class Instance {
     this.faults.clear();
   }
 
-  /** Replaces the state with a validated dataset, which becomes the reset point; then as `reset`. */
+  /**
+   * Replaces the state with a validated dataset, which becomes the reset point (with the
+   * session's own keys in place of the dataset's, when it has them); then as `reset`.
+   */
   load(dataset: Dataset): void {
-    this.fake.load(dataset);
+    this.fake.load(this.ownKeys ? this.ownKeys.apply(dataset) : dataset);
     this.journal.clear();
     this.faults.clear();
   }

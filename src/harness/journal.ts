@@ -12,10 +12,23 @@ import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kep
  * admin API and the programmatic API read it.
  */
 
+/**
+ * How a request reached the fake: straight to its port (`direct`); through the fake's forward
+ * proxy (`proxy`), with proxy credentials naming a session (`proxy-session`); or at the root URL
+ * with a session's own API key or a token issued to it, which routed it to that session
+ * (`key-session`).
+ */
+export type RequestVia = 'direct' | 'proxy' | 'proxy-session' | 'key-session';
+
 /** What the recorder knows when a request is over. Kept raw; converted to JSON only when read. */
 export interface JournalRecord {
   /** Arrival, milliseconds since the Unix epoch (real time, not the fake's clock). */
   arrivedAt: number;
+  /** The scheme the client used. */
+  scheme: 'http' | 'https';
+  /** The `Host` header as the client sent it (undefined when it sent none). */
+  host: string | undefined;
+  via: RequestVia;
   method: string;
   /** Relative to the instance: `/api/v2/documents` for the root and inside a session alike. */
   path: string;
@@ -82,6 +95,10 @@ export interface JournalLimits {
 export interface JournalEntryView {
   id: number;
   time: string;
+  scheme: 'http' | 'https';
+  /** The `Host` header as sent; absent when none was sent. */
+  host?: string;
+  via: RequestVia;
   method: string;
   path: string;
   query: Record<string, unknown>;
@@ -176,6 +193,7 @@ function entryWeight(record: JournalRecord): number {
   return (
     256 +
     headers +
+    (record.host?.length ?? 0) +
     record.search.length +
     record.path.length +
     keptBytes(record.body) +
@@ -325,6 +343,9 @@ export function viewEntry(entry: JournalEntry, previewBytes?: number): JournalEn
   const view: JournalEntryView = {
     id: entry.id,
     time: new Date(entry.arrivedAt).toISOString(),
+    scheme: entry.scheme,
+    host: entry.host,
+    via: entry.via,
     method: entry.method,
     path: entry.path,
     query: { ...parseQuery(entry.search) },

@@ -1,13 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { Dataset } from '../domain/types.js';
+import type { TokenObserver } from '../domain/tokens.js';
+import type { ApiKey, Dataset } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from './instance.js';
+import { OwnKeys } from './own-keys.js';
 
 /**
  * The sessions of one server: whole, isolated instances addressed under `/sessions/{id}`.
  * Capped at `maxSessions` (one more is 429 `tooManySessions`); a session nobody has used for
  * `idleSeconds` (real time) is removed by a reaper timer that runs only while sessions exist,
  * never keeps the process alive (`unref`) and is stopped by `stop()`.
+ *
+ * A session created with keys of its own is also reached without its prefix: the registry keeps
+ * one table from each such key ID, and from each token issued to those keys, to its session
+ * (`byKey`, `byToken`: one Map lookup per request). The table follows the sessions: a key is in
+ * it while its session holds it (a reset keeps the keys, a fixture load keeps them per
+ * organization), a token while the session's token store holds it (added when issued, gone when
+ * pruned after expiry, on a fixture load, or when the session is deleted or reaped), so a
+ * deleted session's keys and tokens reach nothing but the root, which does not know them (401).
  */
 
 export interface Session {
@@ -20,6 +30,16 @@ export interface Session {
   /** Milliseconds since the Unix epoch. */
   createdAt: number;
   lastUsedAt: number;
+}
+
+/** How a session was created. */
+export interface SessionCreation {
+  /** The size of the fixture set it is created from, as sent (0 when it shares the root's). */
+  fixturesBytes?: number;
+  /** False: never removed for being idle. */
+  expires?: boolean;
+  /** True: keys of its own (see `OwnKeys`), which reach it at the root too. */
+  ownKeys?: boolean;
 }
 
 export interface SessionRegistryOptions {
@@ -38,6 +58,10 @@ export const sessionPath = (id: string): string => `/sessions/${id}`;
 
 export class SessionRegistry {
   readonly #sessions = new Map<string, Session>();
+  /** Own key ID → its session. */
+  readonly #byKey = new Map<string, Session>();
+  /** Token issued to an own key (access or refresh) → its session. */
+  readonly #byToken = new Map<string, Session>();
   readonly #options: SessionRegistryOptions;
   readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
@@ -69,22 +93,71 @@ export class SessionRegistry {
     }
   }
 
-  create(dataset: Dataset, fixturesBytes = 0, expires = true): Session {
+  create(
+    dataset: Dataset,
+    { fixturesBytes = 0, expires = true, ownKeys = false }: SessionCreation = {},
+  ): Session {
     this.assertRoom(fixturesBytes);
     let id = newId();
     while (this.#sessions.has(id)) id = newId();
     const now = this.#now();
-    const session: Session = {
-      id,
-      instance: this.#options.createInstance(id, dataset),
-      fixturesBytes,
-      expires,
-      createdAt: now,
-      lastUsedAt: now,
-    };
+    const keys = ownKeys ? new OwnKeys() : undefined;
+    const instance = this.#options.createInstance(id, keys ? keys.apply(dataset) : dataset);
+    const session: Session = { id, instance, fixturesBytes, expires, createdAt: now, lastUsedAt: now };
+    if (keys) {
+      instance.ownKeys = keys;
+      keys.onChange = (added, removed) => this.#routeKeys(session, added, removed);
+      this.#routeKeys(session, keys.list(), []);
+      instance.fake.observeTokens(this.#tokenRoutes(session));
+    }
     this.#sessions.set(id, session);
     this.#startReaper();
     return session;
+  }
+
+  /** The session one of whose own keys has this ID, marked as used now. */
+  byKey(keyId: string): Session | undefined {
+    return this.#touch(this.#byKey.get(keyId));
+  }
+
+  /** The session that issued this token to one of its own keys, marked as used now. */
+  byToken(token: string): Session | undefined {
+    return this.#touch(this.#byToken.get(token));
+  }
+
+  /** Whether any session has keys of its own (else nothing at the root can be routed to one). */
+  get routesByKey(): boolean {
+    return this.#byKey.size > 0;
+  }
+
+  #touch(session: Session | undefined): Session | undefined {
+    if (session) session.lastUsedAt = this.#now();
+    return session;
+  }
+
+  #routeKeys(session: Session, added: ApiKey[], removed: ApiKey[]): void {
+    for (const key of removed) if (this.#byKey.get(key.keyId) === session) this.#byKey.delete(key.keyId);
+    for (const key of added) this.#byKey.set(key.keyId, session);
+  }
+
+  #tokenRoutes(session: Session): TokenObserver {
+    return {
+      added: (token) => this.#byToken.set(token, session),
+      removed: (token) => {
+        if (this.#byToken.get(token) === session) this.#byToken.delete(token);
+      },
+    };
+  }
+
+  /** Takes a removed session's keys and tokens out of the routing table. */
+  #unroute(session: Session): void {
+    const { instance } = session;
+    if (!instance.ownKeys) return;
+    this.#routeKeys(session, [], instance.ownKeys.list());
+    for (const token of instance.fake.heldTokens()) {
+      if (this.#byToken.get(token) === session) this.#byToken.delete(token);
+    }
+    instance.fake.observeTokens(undefined);
   }
 
   /** The session's instance, marked as used now; undefined for an unknown or removed session. */
@@ -96,9 +169,12 @@ export class SessionRegistry {
   }
 
   delete(id: string): boolean {
-    const deleted = this.#sessions.delete(id);
+    const session = this.#sessions.get(id);
+    if (session === undefined) return false;
+    this.#sessions.delete(id);
+    this.#unroute(session);
     if (this.#sessions.size === 0) this.stop();
-    return deleted;
+    return true;
   }
 
   list(): Session[] {
@@ -116,6 +192,7 @@ export class SessionRegistry {
     for (const [id, session] of this.#sessions) {
       if (session.expires && session.lastUsedAt <= cutoff) {
         this.#sessions.delete(id);
+        this.#unroute(session);
         removed.push(id);
       }
     }

@@ -140,13 +140,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * the answer is a success. A failed save answers the catalogue's `stateNotSaved` (500, in the
  * vendor shape, `errorBody`) in place of the answer, so no change that is not on disk is ever
  * acknowledged. The save runs at the head, not at the end, because JSON answers write their head
- * before their body.
+ * before their body. `servedByRoot` tells, once the request is routed, whether the root served it
+ * (a request at the root URL with a session's own key is served by that session: nothing to save).
  */
 export function saveAfterChanges(
   app: RequestListener,
   save: () => void,
   onError: (error: unknown) => void,
   errorBody: (apiRequestUid: string) => ErrorBody,
+  servedByRoot: (res: ServerResponse) => boolean = () => true,
 ): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     if (!SAFE_METHODS.has(req.method ?? 'GET') && !req.url?.startsWith('/sessions/')) {
@@ -155,7 +157,7 @@ export function saveAfterChanges(
       const decide = (status: number) => {
         if (decided) return;
         decided = true;
-        if (status >= 400) return;
+        if (status >= 400 || !servedByRoot(res)) return;
         try {
           save();
         } catch (error) {

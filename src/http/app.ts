@@ -16,7 +16,7 @@ import { createSpecFallback } from '../contract/spec-fallback.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/response-checks.js';
-import { type SessionRegistry, sessionPath } from '../harness/sessions.js';
+import { type Session, type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import { createErrorHandler, toApiError } from './error-handler.js';
 import { createFrontPages } from './front-pages.js';
 import { createAdminHandlers } from './handlers/admin-handlers.js';
@@ -122,8 +122,9 @@ interface DispatchOptions {
 
 /**
  * Picks what serves a request: the spec documents, a session's instance (`/sessions/{id}/...`,
- * served with the session prefix taken off the URL, as a mounted router would see it) or the
- * root instance (everything else). Done in one step, with no router layers, because every
+ * served with the session prefix taken off the URL, as a mounted router would see it), the
+ * session whose own key or token a request at the root carries (`sessionOfKey`), or the root
+ * instance (everything else). Done in one step, with no router layers, because every
  * request passes here.
  */
 function dispatch({ spec, root, sessions, instanceRoutes, frontPages }: DispatchOptions): RequestHandler {
@@ -168,10 +169,41 @@ function dispatch({ spec, root, sessions, instanceRoutes, frontPages }: Dispatch
         return;
       }
     }
-    state.instance = root;
     state.path = path;
+    const keyed = sessions.routesByKey ? sessionOfKey(req, path, sessions) : undefined;
+    if (keyed === undefined) {
+      state.instance = root;
+    } else {
+      // Served as if at the session's URL, but without its prefix (so `basePath` stays '') and
+      // without `x-fake-session`: the session id opens the session's admin API, and this answer
+      // may be read by a page of another origin.
+      state.instance = keyed.instance;
+      state.via = 'key-session';
+    }
     instanceRoutes(req, res, next);
   };
+}
+
+/** The first value of a header, when it is a non-empty string. */
+function headerText(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === '' ? undefined : text;
+}
+
+/**
+ * The session a request at the root belongs to by its credentials: the token call's `x-key`
+ * being one of a session's own keys, or the token (`x-access-token`, else `x-api-token`, the
+ * order the spec router reads them in) one issued to such a key. One Map lookup each. The admin
+ * API is never routed: it has credentials of its own.
+ */
+function sessionOfKey(req: Request, path: string, sessions: SessionRegistry): Session | undefined {
+  if (path === '/__admin' || path.startsWith('/__admin/')) return undefined;
+  const { headers } = req;
+  const key = headerText(headers['x-key']);
+  const byKey = key === undefined ? undefined : sessions.byKey(key);
+  if (byKey) return byKey;
+  const token = headerText(headers['x-access-token']) ?? headerText(headers['x-api-token']);
+  return token === undefined ? undefined : sessions.byToken(token);
 }
 
 function decodeSegment(segment: string): string | undefined {

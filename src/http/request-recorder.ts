@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { RequestHandler, Response } from 'express';
 import type { ApiError, Notice } from '../errors.js';
 import { violationsOf } from '../harness/contract-violations.js';
@@ -26,6 +28,9 @@ function record(res: Response, completed: boolean): void {
   const { journal } = instance;
   const entry = journal.record({
     arrivedAt: started.arrivedAt,
+    scheme: state.scheme ?? (isTls(req.socket) ? 'https' : 'http'),
+    host: req.headers.host,
+    via: state.via,
     method: req.method,
     path: state.path,
     search: started.search,
@@ -52,6 +57,9 @@ function record(res: Response, completed: boolean): void {
     started.checks.schedule(instance, entry, operationId, res, state.responseText);
   }
 }
+
+/** Whether the request came over TLS (`encrypted` is set on a TLS socket only). */
+const isTls = (socket: Socket): boolean => (socket as Partial<TLSSocket>).encrypted === true;
 
 /**
  * A path the vendor's API has nothing under (`/`, `/favicon.ico`: what a browser asks for on its

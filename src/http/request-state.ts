@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { ApiError, Notice } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
+import type { RequestVia } from '../harness/journal.js';
 import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
 
@@ -22,6 +23,14 @@ export interface Arrival {
 export class RequestState {
   /** The instance serving the request: the root or a session's. Set before any instance route runs. */
   instance!: Instance;
+  /**
+   * How the request reached the fake (journaled): `direct` unless the forward proxy carried it
+   * (`proxy`, or `proxy-session` when its credentials named a session) or a session's own key or
+   * token routed it from the root to that session (`key-session`).
+   */
+  via: RequestVia = 'direct';
+  /** The scheme the client used, when the socket does not tell it (an absolute-form request through the proxy). */
+  scheme: 'http' | 'https' | undefined = undefined;
   /** Where the instance is mounted: '' for the root, `/sessions/{id}` for a session. */
   basePath = '';
   /** The URL path relative to the instance (what its routes, faults and journal see), still encoded. */

@@ -351,6 +351,7 @@ function Settings() {
 function Sessions() {
   const [sessions, setSessions] = useState<Session[]>([]);
   const [keep, setKeep] = useState(false);
+  const [ownKeys, setOwnKeys] = useState(false);
   const action = useAction();
   const reload = () =>
     admin<{ sessions: Session[] }>('GET', '/sessions').then(
@@ -369,13 +370,15 @@ function Sessions() {
             name="create-session"
             onClick={() =>
               action.run(async () => {
-                const created = await admin<{ id: string }>(
-                  'POST',
-                  '/sessions',
-                  keep ? { expires: false } : {},
-                );
+                const created = await admin<{ id: string }>('POST', '/sessions', {
+                  ...(keep ? { expires: false } : {}),
+                  ...(ownKeys ? { keys: 'own' } : {}),
+                });
                 await reload();
-                return `Session ${created.id} created.`;
+                // The secrets are not shown here: the session's own inspector lists its keys.
+                return ownKeys
+                  ? `Session ${created.id} created with keys of its own (see its API keys tab).`
+                  : `Session ${created.id} created.`;
               })
             }
           >
@@ -388,6 +391,15 @@ function Sessions() {
               onChange={(e) => setKeep((e.target as HTMLInputElement).checked)}
             />
             never expires
+          </label>
+          <label class="check" title="random API keys that reach the session at the root URL too">
+            <input
+              type="checkbox"
+              name="own-keys"
+              checked={ownKeys}
+              onChange={(e) => setOwnKeys((e.target as HTMLInputElement).checked)}
+            />
+            own keys
           </label>
         </div>
       ) : (
@@ -418,6 +430,16 @@ function Sessions() {
                   <code>{s.id}</code>
                 </a>
                 {s.expires ? null : <span class="muted"> (kept)</span>}
+                {s.ownKeyIds ? (
+                  <div class="own-keys">
+                    <span class="via via-key-session">own keys</span>
+                    {s.ownKeyIds.map((id) => (
+                      <code class="key-id" title={id}>
+                        {id.slice(0, 8)}…
+                      </code>
+                    ))}
+                  </div>
+                ) : null}
               </td>
               <td>
                 <code>{s.baseUrl}</code>

@@ -40,6 +40,31 @@ const timeOf = (iso: string): string => {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour12: false });
 };
 
+/** How the request reached the fake, in words (the journal's `via`). */
+const VIA_TEXT: Record<JournalEntry['via'], string> = {
+  direct: 'direct',
+  proxy: 'through the proxy',
+  'proxy-session': 'through the proxy, to a session by its credentials',
+  'key-session': 'at the root URL, to this session by its own key',
+};
+
+/** `https://us-clover.passportalmsp.com`: where the client sent the request. */
+const originText = (entry: JournalEntry): string => `${entry.scheme}://${entry.host ?? '(no Host)'}`;
+
+/** The origin the client used, and how the request arrived when not straight to the port. */
+function Arrival({ entry }: { entry: JournalEntry }) {
+  return (
+    <span class="arrival">
+      <code class="origin">{originText(entry)}</code>
+      {entry.via === 'direct' ? null : (
+        <span class={`via via-${entry.via}`} title={VIA_TEXT[entry.via]}>
+          {entry.via}
+        </span>
+      )}
+    </span>
+  );
+}
+
 function statusClass(entry: JournalEntry): string {
   if (entry.status === undefined) return 'status none';
   if (entry.status >= 500) return 'status s5';
@@ -96,6 +121,14 @@ function Detail({ id, onClose }: { id: number; onClose: () => void }) {
             </dd>
             <dt>Duration</dt>
             <dd>{entry.durationMs} ms</dd>
+            <dt>Sent to</dt>
+            <dd class="detail-origin">
+              <code>{originText(entry)}</code>
+            </dd>
+            <dt>Arrived</dt>
+            <dd class="detail-via">
+              <code>{entry.via}</code> <span class="muted">({VIA_TEXT[entry.via]})</span>
+            </dd>
             {entry.operationId ? (
               <>
                 <dt>Operation</dt>
@@ -266,6 +299,9 @@ export function Journal() {
                     {Object.keys(entry.query).length ? (
                       <span class="muted query">?{queryText(entry.query)}</span>
                     ) : null}
+                    <div class="sent-to">
+                      <Arrival entry={entry} />
+                    </div>
                     {entry.violations.map((f) => (
                       <div class="inline-finding violation" title={f.message}>
                         <span class="tag">violation</span> <code class="location">{f.location}</code>{' '}

@@ -179,7 +179,9 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
           'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',
         );
       }
-      const body = context.request.body as { fixtures?: unknown; expires?: boolean } | undefined;
+      const body = context.request.body as
+        | { fixtures?: unknown; expires?: boolean; keys?: 'fixtures' | 'own' }
+        | undefined;
       // A set of its own costs memory as long as the session lives; the root's is shared.
       const declared = Number(context.headers['content-length']);
       const fixturesBytes =
@@ -193,11 +195,12 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
         body?.fixtures === undefined
           ? root.fake.resetPoint()
           : datasetFromInput(body.fixtures, 'body/fixtures', true);
-      const session = sessions.create(dataset, fixturesBytes, body?.expires !== false);
-      return {
-        status: 201,
-        body: { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` },
-      };
+      const ownKeys = body?.keys === 'own';
+      const session = sessions.create(dataset, { fixturesBytes, expires: body?.expires !== false, ownKeys });
+      const created = { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` };
+      // The secrets are answered here (and in the session's state) only.
+      const keys = session.instance.ownKeys?.list();
+      return { status: 201, body: keys ? { ...created, keys } : created };
     },
 
     listSessions: (context) => {
@@ -216,6 +219,8 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
               createdAt: new Date(s.createdAt).toISOString(),
               expires: s.expires,
               lastUsedAt: new Date(s.lastUsedAt).toISOString(),
+              // Key IDs only: the secrets stay in the create answer and the session's state.
+              ...(s.instance.ownKeys ? { ownKeyIds: s.instance.ownKeys.list().map((k) => k.keyId) } : {}),
             })),
         },
       };

@@ -116,9 +116,11 @@ beforeAll(async () => {
   );
 }, 300_000);
 
+// A scratch node_modules of several hundred MB: its removal can outlast the default hook limit on
+// a busy machine.
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('a consuming project', () => {
   it('type-checks strictly without skipLibCheck, a JSON fixture import included', async () => {

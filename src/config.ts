@@ -434,10 +434,32 @@ export class ConfigError extends Error {
   }
 }
 
+/** Longest part of a given string quoted back in an error message. */
+const SHOWN_CHARS = 60;
+
+/**
+ * A raw value as an error message shows it: scalars as JSON (long strings cut short), arrays and
+ * objects by their kind only, so a value nested a million levels deep is named without walking it
+ * (JSON.stringify or String() of it would overflow the stack).
+ */
+function describeRaw(raw: unknown): string {
+  if (Array.isArray(raw)) return 'an array';
+  if (raw === null) return 'null';
+  if (typeof raw === 'object') return 'an object';
+  if (typeof raw === 'string') {
+    return raw.length > SHOWN_CHARS
+      ? `${JSON.stringify(raw.slice(0, SHOWN_CHARS))}... (${raw.length} characters)`
+      : JSON.stringify(raw);
+  }
+  return String(raw);
+}
+
 /** Parses one raw value (from a flag, env var or JSON) for the option; throws ConfigError naming the source. */
 export function parseOptionValue(spec: OptionSpec, raw: unknown, source: string): Options[keyof Options] {
   const bad = (expected: string) =>
-    new ConfigError(`${source}: invalid value ${JSON.stringify(raw)}; expected ${expected}`);
+    new ConfigError(
+      `${source}: invalid value ${spec.key === 'adminToken' ? '(not shown: a secret)' : describeRaw(raw)}; expected ${expected}`,
+    );
   switch (spec.kind.type) {
     case 'integer': {
       const n =
@@ -453,6 +475,7 @@ export function parseOptionValue(spec: OptionSpec, raw: unknown, source: string)
     }
     case 'boolean': {
       if (typeof raw === 'boolean') return raw;
+      if (typeof raw !== 'string' && typeof raw !== 'number') throw bad('true or false');
       const s = String(raw).trim().toLowerCase();
       if (['1', 'true', 'yes', 'on', ''].includes(s)) return true;
       if (['0', 'false', 'no', 'off'].includes(s)) return false;

@@ -3,7 +3,7 @@ import { computeHash } from '../domain/tokens.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { PACKAGE_VERSION } from '../package-root.js';
-import { PAGE_HEADERS, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
+import { pageHeaders, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
 
 /**
  * What a person opening the fake in a browser sees, served at the root before any instance (so
@@ -33,6 +33,10 @@ const SWAGGER_FILES = /^(?:swagger-ui\.css|swagger-ui-bundle\.js|favicon-(?:16x1
 const SAMPLE_CONTENT = 'api-content-hash';
 
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e8c"/><path d="M9 7h9a7 7 0 0 1 0 14h-4v5H9z M14 12v4h4a2 2 0 0 0 0-4z" fill="#fff"/></svg>`;
+
+/** The landing page's one inline script, allowed by its hash in the page's policy. */
+const LANDING_SCRIPT = "document.getElementById('base').textContent = location.origin;";
+const LANDING_HEADERS = pageHeaders([LANDING_SCRIPT]);
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -125,7 +129,7 @@ ${s.apiKeys.length > keys.length ? `<p class="muted">${s.apiKeys.length - keys.l
 </section>
 ${curl ? `<section><h2>A token</h2><pre>BASE=<span id="base"></span>\n${curl}</pre></section>` : ''}
 </main>
-<script>document.getElementById('base').textContent = location.origin;</script>
+<script>${LANDING_SCRIPT}</script>
 </body></html>`;
 }
 
@@ -137,7 +141,7 @@ export function createFrontPages(context: FrontPagesContext): (req: Request, res
     if (path === '/') {
       if (wantsHtml(req)) {
         res.setHeader('cache-control', 'no-store');
-        res.set(PAGE_HEADERS);
+        res.set(LANDING_HEADERS);
         res.type('html').send(landingHtml(context, context.mayReadSecrets(req)));
       } else {
         const { apiKeys, ...rest } = summary(context);

@@ -39,7 +39,11 @@ export interface Options {
   headersTimeoutMs: number;
   /** Milliseconds a client may take to send its whole request, body included (408 after). */
   requestTimeoutMs: number;
-  /** Most connections open at once; further ones are closed at once. */
+  /**
+   * Most connections open at once. At the cap a new connection takes the slot of one with no
+   * request in flight (the oldest of the address holding the most); when every slot is answering
+   * a request, it is closed.
+   */
   maxConnections: number;
   /** On SIGTERM/SIGINT, milliseconds requests in flight get to finish before connections are closed. */
   shutdownDrainMs: number;
@@ -242,7 +246,7 @@ export const OPTION_SPECS: OptionSpec[] = [
     env: 'MAX_CONNECTIONS',
     kind: int(1, 100_000),
     default: 512,
-    description: 'most connections open at once (further ones are closed)',
+    description: 'most connections open at once (then a new one takes the slot of an idle one, or is closed)',
   },
   {
     key: 'shutdownDrainMs',

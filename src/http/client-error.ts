@@ -27,6 +27,20 @@ function rawAnswer(apiError: ApiError, head: boolean, extra = ''): string {
   );
 }
 
+/**
+ * Time a client gets to read an answer sent with `connection: close` and close its side. Node's
+ * HTTP sockets are half-open, so a client that never closed kept the connection, and its slot
+ * of `maxConnections`, for ever.
+ */
+const CLOSE_GRACE_MS = 2000;
+
+/** Sends the last bytes of a connection, then closes it: when the client does, or after the grace. */
+function endConnection(socket: Socket, text: string): void {
+  socket.end(text);
+  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
 function clientErrorOf(error: NodeJS.ErrnoException): ApiError {
   if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError('headersTooLarge');
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
@@ -64,7 +78,7 @@ export function answerClientError(
     return;
   }
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  socket.end(rawAnswer(apiError, head));
+  endConnection(socket, rawAnswer(apiError, head));
 }
 
 /** `Expect` other than `100-continue`: 417 in the vendor shape (Node's own is empty). */
@@ -85,7 +99,8 @@ export function answerExpectation(req: IncomingMessage, res: ServerResponse): vo
 
 /** CONNECT: no tunnels here; 405 in the vendor shape (Node would drop the connection unanswered). */
 export function answerConnect(_req: IncomingMessage, socket: Socket): void {
-  socket.end(
+  endConnection(
+    socket,
     rawAnswer(
       new ApiError('methodNotAllowed'),
       false,

@@ -24,15 +24,13 @@ async function watchedPage(browser: Browser, width = 1280, height = 800): Promis
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') console.push(message.text());
   });
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-    document.addEventListener('securitypolicyviolation', (e) =>
-      seen.push(`${e.effectiveDirective} ${e.blockedURI}`),
-    );
+  // Page scripts as text: the tests are compiled without the DOM's types.
+  await page.addInitScript({
+    content: `window.cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) =>
+        window.cspViolations.push(e.effectiveDirective + ' ' + e.blockedURI));`,
   });
-  const violations = () =>
-    page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
+  const violations = () => page.evaluate<string[]>('window.cspViolations');
   return { page, errors, console, violations };
 }
 
@@ -73,14 +71,14 @@ describe('in a browser: the pages under their Content-Security-Policy', SLOW, ()
     expect(await violations()).toEqual([]);
     await screenshot(page, 'csp-landing');
     // What a stored value would try once it reached the page: an inline script and a handler.
-    await page.evaluate(() => {
+    await page.evaluate(`{
       const script = document.createElement('script');
       script.textContent = 'window.injected = true';
       document.body.append(script);
       document.body.insertAdjacentHTML('beforeend', '<img src="/nothing" onerror="window.injected = true">');
-    });
+    }`);
     await poll(async () => (await violations()).length).toBeGreaterThanOrEqual(2);
-    expect(await page.evaluate(() => (window as unknown as { injected?: boolean }).injected)).toBeUndefined();
+    expect(await page.evaluate('window.injected')).toBeUndefined();
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -94,7 +92,7 @@ describe('in a browser: the pages under their Content-Security-Policy', SLOW, ()
     await token.getByRole('button', { name: 'Execute' }).click();
     const status = token.locator('.live-responses-table tbody .response-col_status').first();
     await poll(() => status.textContent()).toContain('200');
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'csp-docs');
     expect(refused(console)).toEqual([]);
     expect(await violations()).toEqual([]);

@@ -44,12 +44,17 @@ export interface AppContext {
 
 const ADMIN_TAG = 'admin';
 
-/** The request's state on `res.locals`, with its id, also sent as `x-request-id`. */
+/**
+ * The request's state on `res.locals`, with its id, also sent as `x-request-id`; and
+ * `X-Content-Type-Options: nosniff` on every answer, so a browser never reads a JSON answer
+ * holding what a client sent (a document's text, a journal body) as HTML or script.
+ */
 function requestBasics(): RequestHandler {
   return (_req, res, next) => {
     const state = new RequestState(randomUUID());
     res.locals = state;
     res.setHeader('x-request-id', state.requestId);
+    res.setHeader('x-content-type-options', 'nosniff');
     next();
   };
 }

@@ -22,7 +22,8 @@ function rawAnswer(apiError: ApiError, head: boolean, extra = ''): string {
   const body = JSON.stringify(toErrorBody(apiError, 'none'));
   return (
     `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status] ?? 'Error'}\r\n` +
-    `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+    `content-type: application/json; charset=utf-8\r\nx-content-type-options: nosniff\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n` +
     `${extra}connection: close\r\n\r\n${head ? '' : body}`
   );
 }
@@ -66,6 +67,7 @@ export function answerClientError(
       const body = JSON.stringify(toErrorBody(apiError, 'none'));
       inFlight.writeHead(408, {
         'content-type': 'application/json; charset=utf-8',
+        'x-content-type-options': 'nosniff',
         'content-length': Buffer.byteLength(body),
         connection: 'close',
       });
@@ -91,6 +93,7 @@ export function answerExpectation(req: IncomingMessage, res: ServerResponse): vo
   const body = JSON.stringify(toErrorBody(apiError, 'none'));
   res.writeHead(417, {
     'content-type': 'application/json; charset=utf-8',
+    'x-content-type-options': 'nosniff',
     'content-length': Buffer.byteLength(body),
     connection: 'close',
   });

@@ -49,10 +49,12 @@ export function contentSecurityPolicy(inlineScripts: readonly string[] = []): st
   ].join('; ');
 }
 
-/** Headers of every page: the policy, never framed by another site's page (they drive the admin API). */
+/**
+ * Headers of every page: the policy, never framed by another site's page (they drive the admin
+ * API). `nosniff` is on every answer already (`app.ts`).
+ */
 export function pageHeaders(inlineScripts: readonly string[] = []): Record<string, string> {
   return {
-    'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     'content-security-policy': contentSecurityPolicy(inlineScripts),
   };
@@ -86,7 +88,7 @@ export function sendStatic(req: Request, res: Response, dir: string, file: strin
       lastModified: !html,
       cacheControl: true,
       maxAge: html ? 0 : 300_000,
-      headers: html ? PAGE_HEADERS : { 'x-content-type-options': 'nosniff' },
+      headers: html ? PAGE_HEADERS : {},
     },
     (error) => {
       if (!error) return;

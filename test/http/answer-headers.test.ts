@@ -1,5 +1,5 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchange } from '../support/raw-http.js';
 import { createTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -37,16 +37,7 @@ describe('X-Content-Type-Options on JSON answers', () => {
 
   it('on the answers Node gives before Express (a malformed request)', async () => {
     const url = new URL(await server.mock.listen(0, '127.0.0.1'));
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(url.port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
-      let text = '';
-      socket.setEncoding('latin1');
-      socket.on('data', (d: string) => {
-        text += d;
-      });
-      socket.on('close', () => resolve(text));
-      socket.on('error', reject);
-    });
+    const raw = await exchange({ host: '127.0.0.1', port: Number(url.port) }, 'NOT HTTP AT ALL\r\n\r\n');
     expect(raw).toMatch(/^HTTP\/1\.1 400 /);
     expect(raw.toLowerCase()).toContain('x-content-type-options: nosniff\r\n');
   });

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer, type MockServerOptions } from '../../src/index.js';
+import { exchange } from '../support/raw-http.js';
 import { SMALL_SET } from '../support/test-server.js';
 
 /**
@@ -18,28 +19,6 @@ async function listen(options: MockServerOptions = {}): Promise<{ host: string; 
   mock = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent', ...options });
   const url = new URL(await mock.listen(0, '127.0.0.1'));
   return { host: url.hostname, port: Number(url.port) };
-}
-
-/** Opens a socket, writes `data`, and resolves with all it reads until the server closes it. */
-function exchange(
-  target: { host: string; port: number },
-  data: string,
-  keepOpenMs = 0,
-  localAddress?: string,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect({ port: target.port, host: target.host, localAddress }, () => {
-      socket.write(data);
-      if (keepOpenMs > 0) setTimeout(() => socket.end(), keepOpenMs).unref();
-    });
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => {
-      text += d;
-    });
-    socket.on('close', () => resolve(text));
-    socket.on('error', reject);
-  });
 }
 
 const HEALTH = 'GET /__admin/health HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n';

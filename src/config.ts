@@ -39,7 +39,11 @@ export interface Options {
   headersTimeoutMs: number;
   /** Milliseconds a client may take to send its whole request, body included (408 after). */
   requestTimeoutMs: number;
-  /** Most connections open at once; further ones are closed at once. */
+  /**
+   * Most connections open at once. At the cap a new connection takes the slot of one with no
+   * request in flight (the oldest of the address holding the most); when every slot is answering
+   * a request, it is closed.
+   */
   maxConnections: number;
   /** On SIGTERM/SIGINT, milliseconds requests in flight get to finish before connections are closed. */
   shutdownDrainMs: number;
@@ -242,7 +246,7 @@ export const OPTION_SPECS: OptionSpec[] = [
     env: 'MAX_CONNECTIONS',
     kind: int(1, 100_000),
     default: 512,
-    description: 'most connections open at once (further ones are closed)',
+    description: 'most connections open at once (then a new one takes the slot of an idle one, or is closed)',
   },
   {
     key: 'shutdownDrainMs',
@@ -434,10 +438,32 @@ export class ConfigError extends Error {
   }
 }
 
+/** Longest part of a given string quoted back in an error message. */
+const SHOWN_CHARS = 60;
+
+/**
+ * A raw value as an error message shows it: scalars as JSON (long strings cut short), arrays and
+ * objects by their kind only, so a value nested a million levels deep is named without walking it
+ * (JSON.stringify or String() of it would overflow the stack).
+ */
+function describeRaw(raw: unknown): string {
+  if (Array.isArray(raw)) return 'an array';
+  if (raw === null) return 'null';
+  if (typeof raw === 'object') return 'an object';
+  if (typeof raw === 'string') {
+    return raw.length > SHOWN_CHARS
+      ? `${JSON.stringify(raw.slice(0, SHOWN_CHARS))}... (${raw.length} characters)`
+      : JSON.stringify(raw);
+  }
+  return String(raw);
+}
+
 /** Parses one raw value (from a flag, env var or JSON) for the option; throws ConfigError naming the source. */
 export function parseOptionValue(spec: OptionSpec, raw: unknown, source: string): Options[keyof Options] {
   const bad = (expected: string) =>
-    new ConfigError(`${source}: invalid value ${JSON.stringify(raw)}; expected ${expected}`);
+    new ConfigError(
+      `${source}: invalid value ${spec.key === 'adminToken' ? '(not shown: a secret)' : describeRaw(raw)}; expected ${expected}`,
+    );
   switch (spec.kind.type) {
     case 'integer': {
       const n =
@@ -453,6 +479,7 @@ export function parseOptionValue(spec: OptionSpec, raw: unknown, source: string)
     }
     case 'boolean': {
       if (typeof raw === 'boolean') return raw;
+      if (typeof raw !== 'string' && typeof raw !== 'number') throw bad('true or false');
       const s = String(raw).trim().toLowerCase();
       if (['1', 'true', 'yes', 'on', ''].includes(s)) return true;
       if (['0', 'false', 'no', 'off'].includes(s)) return false;

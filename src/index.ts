@@ -18,6 +18,7 @@ import { SessionRegistry, sessionPath } from './harness/sessions.js';
 import { StateFile, saveAfterChanges } from './harness/state-file.js';
 import { createApp } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
+import { guardConnections } from './http/connection-guard.js';
 import { createLogger } from './logger.js';
 
 export {
@@ -187,7 +188,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
           },
           app,
         );
-        s.maxConnections = options.maxConnections;
+        // Not Node's maxConnections: it refuses the newcomer even when silent sockets hold every slot.
+        guardConnections(s, options);
         s.on('clientError', answerClientError);
         s.on('checkExpectation', answerExpectation);
         s.on('connect', answerConnect);

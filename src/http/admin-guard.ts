@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../errors.js';
 
 export interface AdminGuardOptions {
@@ -41,22 +41,28 @@ export function hostNameOf(host: string | undefined): string {
  * health check is left open to every host: container health checks call it by service name.
  */
 export function createAdminGuard(options: AdminGuardOptions): RequestHandler {
+  const check = createAdminGuardCheck(options);
+  return (req, _res, next) => next(check(req));
+}
+
+/**
+ * The guard's test as a function: the error a request would be refused with, or undefined when
+ * it passes. The landing page asks it too before it shows key secrets.
+ */
+export function createAdminGuardCheck(options: AdminGuardOptions): (req: Request) => ApiError | undefined {
   const origins = list(options.adminOrigins);
   const hosts = list(options.adminHosts);
   hosts.add(hostname().toLowerCase());
   const servedHost = (name: string): boolean =>
     isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost') || hosts.has(name);
-  return (req, _res, next) => {
+  return (req) => {
     const name = hostNameOf(req.headers.host);
     if (!servedHost(name)) {
-      next(
-        new ApiError(
-          'adminForbidden',
-          `Forbidden: the admin API does not answer to host "${name}" (allow it with --admin-hosts)`,
-          [{ location: 'header.host', message: 'is not a host the fake serves' }],
-        ),
+      return new ApiError(
+        'adminForbidden',
+        `Forbidden: the admin API does not answer to host "${name}" (allow it with --admin-hosts)`,
+        [{ location: 'header.host', message: 'is not a host the fake serves' }],
       );
-      return;
     }
     const origin = req.headers.origin;
     if (
@@ -64,15 +70,12 @@ export function createAdminGuard(options: AdminGuardOptions): RequestHandler {
       origin !== `${req.protocol}://${req.headers.host}` &&
       !origins.has(origin.toLowerCase())
     ) {
-      next(
-        new ApiError(
-          'adminForbidden',
-          `Forbidden: pages from ${origin} may not call the admin API (allow the origin with --admin-origins)`,
-          [{ location: 'header.origin', message: 'is not an allowed origin' }],
-        ),
+      return new ApiError(
+        'adminForbidden',
+        `Forbidden: pages from ${origin} may not call the admin API (allow the origin with --admin-origins)`,
+        [{ location: 'header.origin', message: 'is not an allowed origin' }],
       );
-      return;
     }
-    next();
+    return undefined;
   };
 }

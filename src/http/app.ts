@@ -17,6 +17,8 @@ import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/response-checks.js';
 import { type Session, type SessionRegistry, sessionPath } from '../harness/sessions.js';
+import { createAdminAuthCheck } from './admin-auth.js';
+import { createAdminGuardCheck } from './admin-guard.js';
 import { createErrorHandler, toApiError } from './error-handler.js';
 import { createFrontPages } from './front-pages.js';
 import { createAdminHandlers } from './handlers/admin-handlers.js';
@@ -42,12 +44,17 @@ export interface AppContext {
 
 const ADMIN_TAG = 'admin';
 
-/** The request's state on `res.locals`, with its id, also sent as `x-request-id`. */
+/**
+ * The request's state on `res.locals`, with its id, also sent as `x-request-id`; and
+ * `X-Content-Type-Options: nosniff` on every answer, so a browser never reads a JSON answer
+ * holding what a client sent (a document's text, a journal body) as HTML or script.
+ */
 function requestBasics(): RequestHandler {
   return (_req, res, next) => {
     const state = new RequestState(randomUUID());
     res.locals = state;
     res.setHeader('x-request-id', state.requestId);
+    res.setHeader('x-content-type-options', 'nosniff');
     next();
   };
 }
@@ -100,13 +107,22 @@ const ADMIN_PATH = /^(?:\/sessions\/[^/]+)?\/__admin(?:\/|$)/;
 
 /**
  * CORS by path: the vendor API for `corsOrigins` (any origin by default: browser apps are what it
- * is for), the admin API only for `adminOrigins` (none by default; the fake's own pages are same
- * origin and need none).
+ * is for), the admin API and the landing page (which shows key secrets to whom the admin API
+ * would answer) only for `adminOrigins` (none by default; the fake's own pages are same origin
+ * and need none).
  */
 function corsMiddleware(vendorOrigins: string, adminOrigins: string | undefined): RequestHandler {
   const vendor = corsFor(vendorOrigins);
   const admin = corsFor(adminOrigins ?? '');
-  return (req, res, next) => (ADMIN_PATH.test(req.path) ? admin(req, res, next) : vendor(req, res, next));
+  return (req, res, next) =>
+    req.path === '/' || ADMIN_PATH.test(req.path) ? admin(req, res, next) : vendor(req, res, next);
+}
+
+/** Would the admin API answer this request? Its guard and its token, asked without answering. */
+function adminWouldAnswer(options: Options): (req: Request) => boolean {
+  const guard = createAdminGuardCheck(options);
+  const auth = createAdminAuthCheck(options.adminToken);
+  return (req) => guard(req) === undefined && auth(req) === undefined;
 }
 
 const SESSION_PREFIX = '/sessions/';
@@ -271,7 +287,11 @@ export function createApp(context: AppContext): Express {
         root,
         sessions,
         instanceRoutes,
-        frontPages: createFrontPages({ root, fixtureSource: context.fixtureSource ?? 'default' }),
+        frontPages: createFrontPages({
+          root,
+          fixtureSource: context.fixtureSource ?? 'default',
+          mayReadSecrets: adminWouldAnswer(options),
+        }),
       }),
     ),
   );

@@ -22,9 +22,24 @@ function rawAnswer(apiError: ApiError, head: boolean, extra = ''): string {
   const body = JSON.stringify(toErrorBody(apiError, 'none'));
   return (
     `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status] ?? 'Error'}\r\n` +
-    `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+    `content-type: application/json; charset=utf-8\r\nx-content-type-options: nosniff\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n` +
     `${extra}connection: close\r\n\r\n${head ? '' : body}`
   );
+}
+
+/**
+ * Time a client gets to read an answer sent with `connection: close` and close its side. Node's
+ * HTTP sockets are half-open, so a client that never closed kept the connection, and its slot
+ * of `maxConnections`, for ever.
+ */
+const CLOSE_GRACE_MS = 2000;
+
+/** Sends the last bytes of a connection, then closes it: when the client does, or after the grace. */
+function endConnection(socket: Socket, text: string): void {
+  socket.end(text);
+  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 function clientErrorOf(error: NodeJS.ErrnoException): ApiError {
@@ -52,6 +67,7 @@ export function answerClientError(
       const body = JSON.stringify(toErrorBody(apiError, 'none'));
       inFlight.writeHead(408, {
         'content-type': 'application/json; charset=utf-8',
+        'x-content-type-options': 'nosniff',
         'content-length': Buffer.byteLength(body),
         connection: 'close',
       });
@@ -64,7 +80,7 @@ export function answerClientError(
     return;
   }
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  socket.end(rawAnswer(apiError, head));
+  endConnection(socket, rawAnswer(apiError, head));
 }
 
 /** `Expect` other than `100-continue`: 417 in the vendor shape (Node's own is empty). */
@@ -77,6 +93,7 @@ export function answerExpectation(req: IncomingMessage, res: ServerResponse): vo
   const body = JSON.stringify(toErrorBody(apiError, 'none'));
   res.writeHead(417, {
     'content-type': 'application/json; charset=utf-8',
+    'x-content-type-options': 'nosniff',
     'content-length': Buffer.byteLength(body),
     connection: 'close',
   });
@@ -85,7 +102,8 @@ export function answerExpectation(req: IncomingMessage, res: ServerResponse): vo
 
 /** CONNECT: no tunnels here; 405 in the vendor shape (Node would drop the connection unanswered). */
 export function answerConnect(_req: IncomingMessage, socket: Socket): void {
-  socket.end(
+  endConnection(
+    socket,
     rawAnswer(
       new ApiError('methodNotAllowed'),
       false,

@@ -3,7 +3,7 @@ import { computeHash } from '../domain/tokens.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { PACKAGE_VERSION } from '../package-root.js';
-import { PAGE_HEADERS, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
+import { pageHeaders, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
 
 /**
  * What a person opening the fake in a browser sees, served at the root before any instance (so
@@ -20,6 +20,11 @@ export interface FrontPagesContext {
   root: Instance;
   /** Where the root's fixtures came from: a path, `inline` or `default`. */
   fixtureSource: string;
+  /**
+   * Would the admin API answer this request (served `Host`, no foreign `Origin`, the admin token
+   * when one is set)? Only then does the landing page show the keys' secrets.
+   */
+  mayReadSecrets: (req: Request) => boolean;
 }
 
 const NAME = 'Passportal Documents API fake';
@@ -28,6 +33,10 @@ const SWAGGER_FILES = /^(?:swagger-ui\.css|swagger-ui-bundle\.js|favicon-(?:16x1
 const SAMPLE_CONTENT = 'api-content-hash';
 
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e8c"/><path d="M9 7h9a7 7 0 0 1 0 14h-4v5H9z M14 12v4h4a2 2 0 0 0 0-4z" fill="#fff"/></svg>`;
+
+/** The landing page's one inline script, allowed by its hash in the page's policy. */
+const LANDING_SCRIPT = "document.getElementById('base').textContent = location.origin;";
+const LANDING_HEADERS = pageHeaders([LANDING_SCRIPT]);
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -68,13 +77,23 @@ p{margin:6px 0}
 .muted{color:var(--muted)}
 `;
 
-function landingHtml(context: FrontPagesContext): string {
+/** Where the secrets are for someone the landing page shows key IDs only. */
+const SECRETS_POINTER = `<p class="muted">Secrets are shown here only to a request the admin API would answer (this
+fake's own address, no other site's page, and the admin token when one is set). Find them in the
+<a href="__admin/ui#keys">inspector's API keys view</a> or in <code>GET /__admin/state</code>.</p>`;
+
+function landingHtml(context: FrontPagesContext, withSecrets: boolean): string {
   const s = summary(context);
   const keys = s.apiKeys.slice(0, 20);
+  const hashOf = (secret: string) => (withSecrets ? computeHash(secret, SAMPLE_CONTENT) : '');
   const rows = keys
     .map(
       (k) =>
-        `<tr><td>${k.organizationId}</td><td><code>${escapeHtml(k.keyId)}</code></td><td><code>${escapeHtml(k.secret)}</code></td><td><code>${computeHash(k.secret, SAMPLE_CONTENT)}</code></td></tr>`,
+        `<tr><td>${k.organizationId}</td><td><code>${escapeHtml(k.keyId)}</code></td>${
+          withSecrets
+            ? `<td><code>${escapeHtml(k.secret)}</code></td><td><code>${hashOf(k.secret)}</code></td>`
+            : ''
+        }</tr>`,
     )
     .join('');
   const first = keys[0];
@@ -82,9 +101,13 @@ function landingHtml(context: FrontPagesContext): string {
     ? `curl -s -X POST "$BASE/api/v2/auth/client_token" \\
   -H 'content-type: application/json' \\
   -H 'x-key: ${escapeHtml(first.keyId)}' \\
-  -H 'x-hash: ${computeHash(first.secret, SAMPLE_CONTENT)}' \\
+  -H 'x-hash: ${withSecrets ? hashOf(first.secret) : '&lt;HMAC-SHA256(secret, content) in hex&gt;'}' \\
   -d '{"scope":"docs_api","content":"${SAMPLE_CONTENT}"}'`
     : '';
+  const keyHead = withSecrets
+    ? `<p class="muted">The <code>x-hash</code> column is HMAC-SHA256(secret, <code>${SAMPLE_CONTENT}</code>) in lower-case hex, for a body of <code>{"scope":"docs_api","content":"${SAMPLE_CONTENT}"}</code>.</p>`
+    : SECRETS_POINTER;
+  const columns = withSecrets ? '<th>secret</th><th><code>x-hash</code></th>' : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${NAME}</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head>
@@ -100,13 +123,13 @@ ${s.organizations} organizations &middot; ${s.documents} documents</p></section>
 <a href="openapi.yaml"><strong>OpenAPI spec</strong><span>openapi.yaml &middot; <code>openapi.json</code></span></a>
 </div></section>
 <section><h2>API keys</h2>
-<p class="muted">The <code>x-hash</code> column is HMAC-SHA256(secret, <code>${SAMPLE_CONTENT}</code>) in lower-case hex, for a body of <code>{"scope":"docs_api","content":"${SAMPLE_CONTENT}"}</code>.</p>
-<table><thead><tr><th>org</th><th>key ID (<code>x-key</code>)</th><th>secret</th><th><code>x-hash</code></th></tr></thead><tbody>${rows}</tbody></table>
+${keyHead}
+<table id="keys"><thead><tr><th>org</th><th>key ID (<code>x-key</code>)</th>${columns}</tr></thead><tbody>${rows}</tbody></table>
 ${s.apiKeys.length > keys.length ? `<p class="muted">${s.apiKeys.length - keys.length} more in the inspector.</p>` : ''}
 </section>
 ${curl ? `<section><h2>A token</h2><pre>BASE=<span id="base"></span>\n${curl}</pre></section>` : ''}
 </main>
-<script>document.getElementById('base').textContent = location.origin;</script>
+<script>${LANDING_SCRIPT}</script>
 </body></html>`;
 }
 
@@ -118,8 +141,8 @@ export function createFrontPages(context: FrontPagesContext): (req: Request, res
     if (path === '/') {
       if (wantsHtml(req)) {
         res.setHeader('cache-control', 'no-store');
-        res.set(PAGE_HEADERS);
-        res.type('html').send(landingHtml(context));
+        res.set(LANDING_HEADERS);
+        res.type('html').send(landingHtml(context, context.mayReadSecrets(req)));
       } else {
         const { apiKeys, ...rest } = summary(context);
         res.json({

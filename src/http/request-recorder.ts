@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { RequestHandler, Response } from 'express';
@@ -6,6 +7,21 @@ import { violationsOf } from '../harness/contract-violations.js';
 import { keepBody } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
 import { type RequestState, stateOf } from './request-state.js';
+
+/**
+ * The headers as the journal keeps them: as sent, but a `cookie` header by its cookies' names
+ * only. A browser app on localhost sends the fake every cookie of every other localhost app (the
+ * Documents API uses none), and the journal is read by whoever can read the admin API.
+ */
+function journalHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const cookie = headers.cookie;
+  if (cookie === undefined) return headers;
+  const names = cookie
+    .split(';')
+    .map((pair) => pair.split('=', 1)[0]?.trim() ?? '')
+    .filter(Boolean);
+  return { ...headers, cookie: names.join('; ') };
+}
 
 /**
  * The 'close' listener of a response answered later than its arrival ('close' comes after
@@ -34,7 +50,7 @@ function record(res: Response, completed: boolean): void {
     method: req.method,
     path: state.path,
     search: started.search,
-    headers: req.headers,
+    headers: journalHeaders(req.headers),
     body:
       state.rawBody === undefined
         ? undefined

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Request, Response } from 'express';
@@ -22,12 +23,45 @@ export function swaggerUiDir(): string {
   return swaggerDir;
 }
 
-/** The pages are never framed by another site's page (they drive the admin API). */
-export const PAGE_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "frame-ancestors 'none'",
-};
+/**
+ * The pages' Content-Security-Policy. They show what any client sent (journal bodies, documents)
+ * and hold the admin token, so only their own files may run as scripts: script files from this
+ * fake, an inline script only by its hash (`inlineScripts`), no plugins, no `<base>` to re-aim
+ * relative URLs, no framing by another site's page. They talk only to the fake that served them
+ * (the admin API, the spec, "try it"). Inline styles stay allowed: Swagger UI and the pages set
+ * them, and a style runs no code.
+ */
+export function contentSecurityPolicy(inlineScripts: readonly string[] = []): string {
+  const hashes = inlineScripts.map(
+    (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`,
+  );
+  return [
+    "default-src 'self'",
+    ["script-src 'self'", ...hashes].join(' '),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * Headers of every page: the policy, never framed by another site's page (they drive the admin
+ * API). `nosniff` is on every answer already (`app.ts`).
+ */
+export function pageHeaders(inlineScripts: readonly string[] = []): Record<string, string> {
+  return {
+    'x-frame-options': 'DENY',
+    'content-security-policy': contentSecurityPolicy(inlineScripts),
+  };
+}
+
+/** The headers of a page with no inline script (the inspector, the docs page). */
+export const PAGE_HEADERS = pageHeaders();
 
 /** Only plain file names below the folder: no dot files, no `..`, no backslashes. */
 const SAFE_FILE = /^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
@@ -54,7 +88,7 @@ export function sendStatic(req: Request, res: Response, dir: string, file: strin
       lastModified: !html,
       cacheControl: true,
       maxAge: html ? 0 : 300_000,
-      headers: html ? PAGE_HEADERS : { 'x-content-type-options': 'nosniff' },
+      headers: html ? PAGE_HEADERS : {},
     },
     (error) => {
       if (!error) return;

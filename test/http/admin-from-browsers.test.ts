@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTestServer } from '../support/test-server.js';
+import { computeHash } from '../../src/domain/tokens.js';
+import { ACME_KEY, createTestServer, OTHER_KEY, type TestServer } from '../support/test-server.js';
 
 /**
  * The admin API reads and rewrites every state, with the API keys' secrets and the journal's
@@ -74,6 +75,82 @@ describe('/__admin and web pages', () => {
     const inSession = await preflight('/sessions/abc/__admin/fixtures');
     expect(inSession.headers['access-control-allow-origin']).toBeUndefined();
     const vendor = await preflight('/api/v2/documents');
+    expect(vendor.headers['access-control-allow-origin']).toBe('https://evil.example');
+  });
+});
+
+/**
+ * The landing page lists the API keys; their secrets (and the sample x-hash made from them) are
+ * shown only to a request the admin API would answer, and `/` gives other sites' pages no CORS.
+ */
+describe('the landing page and key secrets', () => {
+  const HTML = 'text/html';
+  const landing = (server: TestServer) => server.http.get('/').set('accept', HTML);
+  const shownSecrets = (text: string) => [ACME_KEY.secret, OTHER_KEY.secret].filter((s) => text.includes(s));
+  const sampleHash = computeHash(ACME_KEY.secret, 'api-content-hash');
+
+  it('shows secrets to its own user: served host, no Origin or its own, no admin token set', async () => {
+    const server = await createTestServer();
+    const plain = await landing(server).set('host', '127.0.0.1:4010');
+    expect(shownSecrets(plain.text)).toEqual([ACME_KEY.secret, OTHER_KEY.secret]);
+    expect(plain.text).toContain(sampleHash);
+    const sameOrigin = await landing(server)
+      .set('host', 'localhost:4010')
+      .set('origin', 'http://localhost:4010');
+    expect(shownSecrets(sameOrigin.text)).toHaveLength(2);
+  });
+
+  it.each([
+    ['a page on another origin', { origin: 'https://evil.example' }],
+    ['a host the fake does not serve (DNS rebinding)', { host: 'evil.example:4010' }],
+    ['the null origin of a sandboxed frame', { origin: 'null' }],
+  ])('shows %s key IDs only, with a pointer to the secrets and no CORS grant', async (_name, headers) => {
+    const server = await createTestServer();
+    const res = await landing(server).set(headers);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain(ACME_KEY.keyId);
+    expect(res.text).toContain(OTHER_KEY.keyId);
+    expect(shownSecrets(res.text)).toEqual([]);
+    expect(res.text).not.toContain(sampleHash);
+    expect(res.text).toContain('href="__admin/ui#keys"');
+    expect(res.text).toContain('GET /__admin/state');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('with an admin token, shows secrets only to a request that carries it', async () => {
+    const server = await createTestServer({ adminToken: 'let-me-in' });
+    const without = await landing(server);
+    expect(shownSecrets(without.text)).toEqual([]);
+    expect(without.text).toContain(ACME_KEY.keyId);
+    const wrong = await landing(server).set('authorization', 'Bearer guess');
+    expect(shownSecrets(wrong.text)).toEqual([]);
+    const withToken = await landing(server).set('authorization', 'Bearer let-me-in');
+    expect(shownSecrets(withToken.text)).toHaveLength(2);
+    // The token does not open the page to another site's page.
+    const foreign = await landing(server)
+      .set('authorization', 'Bearer let-me-in')
+      .set('origin', 'https://evil.example');
+    expect(shownSecrets(foreign.text)).toEqual([]);
+  });
+
+  it('answers a preflight to / from another origin without CORS, and grants --admin-origins', async () => {
+    const server = await createTestServer({ adminOrigins: 'http://localhost:5173' });
+    const preflight = (origin: string) =>
+      server.http
+        .options('/')
+        .set('origin', origin)
+        .set('access-control-request-method', 'GET')
+        .set('access-control-request-headers', 'authorization');
+    expect((await preflight('https://evil.example')).headers['access-control-allow-origin']).toBeUndefined();
+    expect((await preflight('http://localhost:5173')).headers['access-control-allow-origin']).toBe(
+      'http://localhost:5173',
+    );
+    const listed = await landing(server).set('origin', 'http://localhost:5173');
+    expect(listed.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    expect(shownSecrets(listed.text)).toHaveLength(2);
+    // The vendor API keeps its CORS for every origin.
+    const vendor = await server.http.get('/api/v2/documents').set('origin', 'https://evil.example');
     expect(vendor.headers['access-control-allow-origin']).toBe('https://evil.example');
   });
 });

@@ -79,4 +79,37 @@ describe('the config file', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
   });
+
+  // A value nested deeper than the stack: once "Maximum call stack size exceeded" with exit 1.
+  const DEPTH = 200_000;
+  const deepArray = `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`;
+  const deepObject = `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`;
+  it.each([
+    ['tokenTtlSeconds', deepArray, /tokenTtlSeconds: invalid value an array; expected an integer/],
+    ['validateResponses', deepArray, /validateResponses: invalid value an array; expected true or false/],
+    ['fixtures', deepObject, /fixtures: invalid value an object; expected a non-empty string/],
+    ['hashEncoding', deepObject, /hashEncoding: invalid value an object; expected one of hex, base64, any/],
+    [
+      'maxSessions',
+      JSON.stringify('x'.repeat(100_000)),
+      /maxSessions: invalid value "x{60}"\.\.\. \(100000 characters\)/,
+    ],
+    ['adminToken', '12345', /adminToken: invalid value \(not shown: a secret\); expected a non-empty string/],
+    [
+      'validateResponses',
+      '{"yes":true}',
+      /validateResponses: invalid value an object; expected true or false/,
+    ],
+  ])(
+    'refuses a malformed %s (%#) with exit 2, naming the file and the key',
+    async (key, valueText, message) => {
+      const path = configFile({});
+      writeFileSync(path, `{"${key}":${valueText}}`);
+      const result = await runCli(['--config', path]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`config file ${path}: ${key}: invalid value`);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toMatch(/call stack/);
+    },
+  );
 });

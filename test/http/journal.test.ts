@@ -14,6 +14,27 @@ const PATCH_BODY = {
 };
 
 describe('GET /__admin/requests', () => {
+  it("keeps a cookie header by its cookies' names only (a browser sends every localhost app's cookies)", async () => {
+    const server = await createTestServer();
+    const token = await server.token();
+    await server.http
+      .get('/api/v2/documents')
+      .set('x-access-token', token)
+      .set('cookie', 'other_app_session=s%3Asecret-value; theme=dark;  csrftoken=abc123=tail; flag')
+      .expect(200);
+    const journal = await server.http.get('/__admin/requests');
+    const listed = journal.body.requests.at(-1);
+    expect(listed.headers.cookie).toBe('other_app_session; theme; csrftoken; flag');
+    expect(listed.headers['x-access-token']).toBe(token);
+    const text = JSON.stringify(journal.body);
+    for (const value of ['secret-value', 'dark', 'abc123']) expect(text).not.toContain(value);
+    const one = await server.http.get(`/__admin/requests/${listed.id}`);
+    expect(one.body.headers.cookie).toBe('other_app_session; theme; csrftoken; flag');
+    expect((await server.mock.requests()).at(-1)?.headers.cookie).toBe(
+      'other_app_session; theme; csrftoken; flag',
+    );
+  });
+
   it('records what the client sent and what it got, newest last', async () => {
     const server = await createTestServer();
     const token = await server.token();

@@ -63,7 +63,7 @@ function optionsFromConfigFile(named: string | undefined): Partial<Options> {
     );
   }
   const options = optionsFromConfigText(text, `config file ${path}`);
-  for (const key of ['fixtures', 'stateFile'] as const) {
+  for (const key of ['fixtures', 'stateFile', 'tlsDir', 'tlsCaCert', 'tlsCaKey'] as const) {
     const value = options[key];
     if (value !== undefined && !isAbsolute(value)) options[key] = resolve(dirname(resolve(path)), value);
   }

@@ -18,6 +18,7 @@ import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/response-checks.js';
 import { type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import { createErrorHandler, toApiError } from './error-handler.js';
+import { proxyRouteOf } from './forward-proxy.js';
 import { createFrontPages } from './front-pages.js';
 import { createAdminHandlers } from './handlers/admin-handlers.js';
 import { vendorHandlers } from './handlers/vendor-handlers.js';
@@ -38,14 +39,18 @@ export interface AppContext {
   validators: OperationValidators;
   /** Where the root's fixtures came from (a path, `inline`, `default`), named on the landing page. */
   fixtureSource?: string;
+  /** The CA certificate (PEM) clients trust for HTTPS, served at `/__admin/tls/ca.pem`; absent when HTTPS is off. */
+  tlsCaPem?: string;
 }
 
 const ADMIN_TAG = 'admin';
 
 /** The request's state on `res.locals`, with its id, also sent as `x-request-id`. */
 function requestBasics(): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
     const state = new RequestState(randomUUID());
+    const route = proxyRouteOf(req);
+    if (route !== undefined) state.via = route.via;
     res.locals = state;
     res.setHeader('x-request-id', state.requestId);
     next();
@@ -111,7 +116,11 @@ function corsMiddleware(vendorOrigins: string, adminOrigins: string | undefined)
 
 const SESSION_PREFIX = '/sessions/';
 
+/** Where the CA certificate is served (root only; it is public, so open like the health check). */
+const CA_PATH = '/__admin/tls/ca.pem';
+
 interface DispatchOptions {
+  tlsCaPem: string | undefined;
   spec: LoadedSpec;
   root: Instance;
   sessions: SessionRegistry;
@@ -126,10 +135,30 @@ interface DispatchOptions {
  * root instance (everything else). Done in one step, with no router layers, because every
  * request passes here.
  */
-function dispatch({ spec, root, sessions, instanceRoutes, frontPages }: DispatchOptions): RequestHandler {
+function dispatch({
+  tlsCaPem,
+  spec,
+  root,
+  sessions,
+  instanceRoutes,
+  frontPages,
+}: DispatchOptions): RequestHandler {
   return (req, res, next) => {
     const path = req.path;
     if (req.method === 'GET' || req.method === 'HEAD') {
+      if (path === CA_PATH) {
+        if (tlsCaPem === undefined) {
+          next(
+            new ApiError(
+              'tlsNotEnabled',
+              'HTTPS is not enabled: start the fake with --https-port (HTTPS_PORT)',
+            ),
+          );
+          return;
+        }
+        res.type('application/x-pem-file').send(tlsCaPem);
+        return;
+      }
       if (path === '/openapi.json') {
         res.type('application/json').send(spec.json);
         return;
@@ -235,6 +264,7 @@ export function createApp(context: AppContext): Express {
       ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
       corsMiddleware(options.corsOrigins, options.adminOrigins),
       dispatch({
+        tlsCaPem: context.tlsCaPem,
         spec,
         root,
         sessions,

@@ -16,6 +16,13 @@ export interface Arrival {
 }
 
 /**
+ * How a request reached the fake: straight to its port; through the fake's proxy (CONNECT or an
+ * absolute URL); through the proxy with a session's id as the proxy user; or routed to a session
+ * by the session's own API keys.
+ */
+export type Via = 'direct' | 'proxy' | 'proxy-session' | 'key-session';
+
+/**
  * Everything the fake keeps about one request while serving it, in one shape for every request:
  * the app puts it on `res.locals` first thing, and the middleware further on fill it in.
  */
@@ -41,6 +48,8 @@ export class RequestState {
   dropped = false;
   /** Notices found while serving the request (created on the first one). */
   notices: Notice[] | undefined = undefined;
+  /** How the request reached the fake (set on arrival; `key-session` once its keys pick a session). */
+  via: Via = 'direct';
   /** Set by the request recorder on arrival; cleared once the request is journaled. */
   arrival: Arrival | undefined = undefined;
 

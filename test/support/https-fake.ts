@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMockServer, type MockServer, type MockServerOptions } from '../../src/index.js';
+import { SMALL_SET } from './test-server.js';
+
+export interface HttpsFake {
+  mock: MockServer;
+  /** `http://127.0.0.1:<port>`: the HTTP port, which is also the proxy. */
+  proxyUrl: string;
+  /** The proxy URL with a session's id as its user. */
+  sessionProxyUrl(sessionId: string): string;
+  /** The CA certificate's file, for the clients' trust settings. */
+  caPath: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A listening fake with HTTPS on (any free ports) over the small set, its CA generated into a
+ * scratch folder removed by `close()` (or into `tlsDir` when given, kept).
+ */
+export async function startHttpsFake(options: MockServerOptions = {}): Promise<HttpsFake> {
+  const scratch = options.tlsDir === undefined ? mkdtempSync(join(tmpdir(), 'fake-tls-')) : undefined;
+  const mock = await createMockServer({
+    fixtures: SMALL_SET,
+    logLevel: 'silent',
+    port: 0,
+    httpsPort: 0,
+    tlsDir: scratch,
+    ...options,
+  });
+  const proxyUrl = await mock.listen();
+  const tls = mock.tls;
+  if (tls === undefined) throw new Error('HTTPS did not start');
+  return {
+    mock,
+    proxyUrl,
+    sessionProxyUrl: (id) => proxyUrl.replace('http://', `http://${encodeURIComponent(id)}@`),
+    caPath: tls.caCertPath,
+    async close() {
+      await mock.close();
+      if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}

@@ -8,7 +8,10 @@ export interface HttpsFake {
   mock: MockServer;
   /** `http://127.0.0.1:<port>`: the HTTP port, which is also the proxy. */
   proxyUrl: string;
-  /** The proxy URL with a session's id as its user. */
+  /**
+   * The proxy URL with a session's id as its user and a password the fake ignores: Python's
+   * requests sends proxy credentials only when the URL has a password.
+   */
   sessionProxyUrl(sessionId: string): string;
   /** The CA certificate's file, for the clients' trust settings. */
   caPath: string;
@@ -35,7 +38,7 @@ export async function startHttpsFake(options: MockServerOptions = {}): Promise<H
   return {
     mock,
     proxyUrl,
-    sessionProxyUrl: (id) => proxyUrl.replace('http://', `http://${encodeURIComponent(id)}@`),
+    sessionProxyUrl: (id) => proxyUrl.replace('http://', `http://${encodeURIComponent(id)}:session@`),
     caPath: tls.caCertPath,
     async close() {
       await mock.close();

@@ -207,7 +207,8 @@ describe('proxy credentials: the proxy user is a session id', () => {
     expect(JSON.parse(outA.stdout)).toMatchObject({ patch: [200, { success: 'true' }], after: 'suite A' });
     expect(JSON.parse(outB.stdout)).toMatchObject({ patch: [200, { success: 'true' }], after: 'suite B' });
     const address = (docs: { id: number; details: Record<string, unknown> }[]) =>
-      (docs.find((d) => d.id === 101101)?.details.address_1 as { value: { text: string } }).value.text;
+      (docs.find((d) => d.id === 101101)?.details.address_1 as { value?: { text?: string } } | undefined)
+        ?.value?.text;
     expect(address(a.instance.fake.snapshot().documents)).toBe('suite A');
     expect(address(b.instance.fake.snapshot().documents)).toBe('suite B');
     expect(address(fake.mock.root.fake.snapshot().documents)).toBe('1 High St');

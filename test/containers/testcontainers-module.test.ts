@@ -103,3 +103,35 @@ describe.skipIf(!image)('PassportalFakeContainer', () => {
     }
   });
 });
+
+describe.skipIf(!image)('PassportalFakeContainer.withTls()', () => {
+  let fake: StartedPassportalFakeContainer;
+
+  beforeAll(async () => {
+    fake = await new PassportalFakeContainer(image).withFixtures(SMALL_SET).withTls().start();
+  }, 120_000);
+  afterAll(async () => {
+    if (fake) await fake.stop();
+  });
+
+  it('serves HTTPS verified against its CA, and a proxy that keeps the vendor URL, per session', async () => {
+    const { Agent, ProxyAgent, fetch: undiciFetch } = await import('undici');
+    const ca = await fake.getCaCertificate();
+    expect(ca).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(ca).not.toContain('PRIVATE KEY');
+    const direct = await undiciFetch(`${fake.getHttpsUrl()}/__admin/health`, {
+      dispatcher: new Agent({ connect: { ca } }),
+    });
+    expect(await direct.json()).toMatchObject({ status: 'ok', session: null });
+    const session = await fake.admin.createSession();
+    const proxied = await undiciFetch('https://us-clover.passportalmsp.com/__admin/health', {
+      dispatcher: new ProxyAgent({ uri: fake.getProxyUrl(session.id), requestTls: { ca } }),
+    });
+    expect(await proxied.json()).toMatchObject({ status: 'ok', session: session.id });
+    // Without the CA the same client refuses the fake.
+    const untrusted = await undiciFetch('https://us-clover.passportalmsp.com/__admin/health', {
+      dispatcher: new ProxyAgent({ uri: fake.getProxyUrl() }),
+    }).catch((error: unknown) => error);
+    expect(untrusted).toBeInstanceOf(Error);
+  });
+});

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { getContainerRuntimeClient } from 'testcontainers';
+import { getContainerRuntimeClient, Network, type StartedNetwork } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AdminError, type FixtureSet } from '../../src/index.js';
 import {
@@ -106,12 +106,20 @@ describe.skipIf(!image)('PassportalFakeContainer', () => {
 
 describe.skipIf(!image)('PassportalFakeContainer.withTls()', () => {
   let fake: StartedPassportalFakeContainer;
+  let network: StartedNetwork;
 
   beforeAll(async () => {
-    fake = await new PassportalFakeContainer(image).withFixtures(SMALL_SET).withTls().start();
+    // Network aliases live on a network of the test's own, as in a suite with client containers.
+    network = await new Network().start();
+    fake = await new PassportalFakeContainer(image)
+      .withFixtures(SMALL_SET)
+      .withNetwork(network)
+      .withTls()
+      .start();
   }, 120_000);
   afterAll(async () => {
     if (fake) await fake.stop();
+    if (network) await network.stop();
   });
 
   it('serves HTTPS verified against its CA, and a proxy that keeps the vendor URL, per session', async () => {

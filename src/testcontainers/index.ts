@@ -198,7 +198,11 @@ export class StartedPassportalFakeContainer extends AbstractStartedContainer {
     this.#httpsPort = httpsPort;
   }
 
-  /** The fake over HTTPS as the host reaches it, e.g. `https://localhost:32769` (certificates cover localhost). */
+  /**
+   * The fake over HTTPS as the host reaches it, e.g. `https://localhost:32769`. Certificates cover
+   * `localhost` and loopback addresses: where the engine's host is another address (a bridge
+   * gateway, a remote engine), connect with the server name `localhost`, or use `getProxyUrl()`.
+   */
   getHttpsUrl(): string {
     return `https://${this.getHost()}:${this.getMappedPort(this.#httpsPort)}`;
   }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,4 +46,20 @@ export async function startHttpsFake(options: MockServerOptions = {}): Promise<H
       if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A Python 3 that has `requests`: the one on PATH, else Debian's (`apt-get install
+ * python3-requests` installs it for /usr/bin/python3, which a pyenv or venv on PATH hides).
+ */
+export function pythonWithRequests(): string {
+  for (const candidate of ['python3', '/usr/bin/python3']) {
+    try {
+      execFileSync(candidate, ['-c', 'import requests'], { stdio: 'ignore' });
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  throw new Error("no python3 with requests: install Debian's python3-requests");
 }

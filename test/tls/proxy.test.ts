@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMockServer } from '../../src/index.js';
-import { type HttpsFake, startHttpsFake } from '../support/https-fake.js';
+import { type HttpsFake, pythonWithRequests, startHttpsFake } from '../support/https-fake.js';
 import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 /**
@@ -189,7 +189,7 @@ describe('proxy credentials: the proxy user is a session id', () => {
   it('isolates two suites of a client pinned to the vendor host, run in parallel', async () => {
     const sessions = await Promise.all([fake.mock.session(), fake.mock.session()]);
     const runSuite = (sessionId: string, mark: string) =>
-      run('python3', [PYTHON_CLIENT], {
+      run(pythonWithRequests(), [PYTHON_CLIENT], {
         env: {
           PATH: process.env.PATH,
           BASE_URL: 'https://us-clover.passportalmsp.com',

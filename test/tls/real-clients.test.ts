@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/index.js';
-import { type HttpsFake, startHttpsFake } from '../support/https-fake.js';
+import { type HttpsFake, pythonWithRequests, startHttpsFake } from '../support/https-fake.js';
 import { ACME_KEY } from '../support/test-server.js';
 
 /**
@@ -69,7 +69,7 @@ function expectFullRound(seen: Seen, mark: string): void {
 describe('Python requests, HTTPS_PROXY and REQUESTS_CA_BUNDLE', () => {
   it.each([VENDOR, WHITE_LABEL])('works against %s unchanged', async (base) => {
     const mark = `python ${base}`;
-    const { stdout } = await run('python3', [client('documents_client.py')], {
+    const { stdout } = await run(pythonWithRequests(), [client('documents_client.py')], {
       env: cleanEnv({
         ...clientEnv(base, mark),
         HTTPS_PROXY: fake.proxyUrl,
@@ -80,7 +80,7 @@ describe('Python requests, HTTPS_PROXY and REQUESTS_CA_BUNDLE', () => {
   });
 
   it('refuses the fake when its CA is not trusted: verification is real', async () => {
-    const failed = await run('python3', [client('documents_client.py')], {
+    const failed = await run(pythonWithRequests(), [client('documents_client.py')], {
       env: cleanEnv({ ...clientEnv(VENDOR, 'never'), HTTPS_PROXY: fake.proxyUrl }),
     }).then(
       () => undefined,

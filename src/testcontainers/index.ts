@@ -176,7 +176,7 @@ export class PassportalFakeContainer extends GenericContainer {
       // the container's unprivileged port range starts at 0.
       environment.HTTPS_PORT = '443';
       this.httpsPort = 443;
-      this.withExposedPorts(PASSPORTAL_FAKE_PORT, 443).withNetworkAliases(...aliases);
+      this.withExposedPorts(443).withNetworkAliases(...aliases);
       this.hostConfig.Sysctls = { ...this.hostConfig.Sysctls, 'net.ipv4.ip_unprivileged_port_start': '0' };
     }
     return this.withEnvironment(environment);

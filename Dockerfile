@@ -36,9 +36,17 @@ FROM ${NODE_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="passportal-docs-fake" \
       org.opencontainers.image.description="A faithful fake of the Passportal Documents API v2 for contract testing" \
       org.opencontainers.image.licenses="MIT"
+# HTTPS on 4443 (the same app; the HTTP port is then also a proxy for the vendor's hosts only):
+# the `node` user cannot bind ports below 1024 on every engine. For a network alias such as
+# us-clover.passportalmsp.com to work with the URL unchanged, set HTTPS_PORT=443 and the sysctl
+# net.ipv4.ip_unprivileged_port_start=0 (examples/docker-compose.yml does), or have the client use
+# HTTPS_PROXY=http://<fake>:4010 instead. The CA is generated into /tls on first start (no key is
+# ever in the image); mount a volume there to keep it, or pass TLS_CA_CERT and TLS_CA_KEY.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=4010
+    PORT=4010 \
+    HTTPS_PORT=4443 \
+    TLS_DIR=/tls
 WORKDIR /app
 # Files stay owned by root and read-only to the `node` user that runs the server.
 COPY --from=deps /app/node_modules ./node_modules
@@ -48,9 +56,9 @@ COPY fixtures/default ./fixtures/default
 COPY docker/entrypoint.mjs docker/healthcheck.mjs ./docker/
 COPY --from=build /app/dist ./dist
 # Where a state file goes (STATE_FILE=/state/fake.json); a named volume there starts owned by `node`.
-RUN mkdir /state && chown node:node /state
+RUN mkdir /state /tls && chown node:node /state /tls && chmod 700 /tls
 USER node
-EXPOSE 4010
+EXPOSE 4010 4443
 HEALTHCHECK --interval=5s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "/app/docker/healthcheck.mjs"]
 # Node runs as PID 1 (no shell in between): the CLI handles SIGTERM and SIGINT itself.

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tokenRequest, writeBenchData } from './data.mjs';
+import { measureHttps, printHttps } from './https.mjs';
 import { measure } from './lib/load.mjs';
 import {
   freePort,
@@ -374,6 +375,11 @@ async function main() {
     const { results, checks } = await throughput(data, tmp);
     const startupResult = await startup(data);
     const startupRatios = await measureStartupRatios(CONFIG.startupRounds, log);
+    const httpsResult = await measureHttps({
+      durationSeconds: CONFIG.durationSeconds,
+      startupRounds: CONFIG.startupRounds,
+      log,
+    });
     log(`soak: ${CONFIG.soakSeconds} s of mixed load`);
     const soakResult = await soak(CONFIG.soakSeconds, log);
     const reset = await resetTime(data);
@@ -394,6 +400,7 @@ async function main() {
       checks,
       startup: startupResult,
       startupRatios,
+      https: httpsResult,
       soak: soakResult,
       reset,
       load,
@@ -403,6 +410,7 @@ async function main() {
     report.targets = evaluateTargets(report);
     report.benchSeconds = Math.round((performance.now() - started) / 1000);
     printReport(report);
+    printHttps(report.https);
     const dir = join(ROOT, 'bench/results');
     await mkdir(dir, { recursive: true });
     const text = `${JSON.stringify(report, null, 2)}\n`;

@@ -1,7 +1,7 @@
 // Build step: bundles the server's start (the CLI and the programmatic API) into dist/bundle/ with
 // esbuild, so a start reads a handful of files instead of resolving and compiling hundreds of
 // modules. The same code as dist/*.js, which stays for types and for tools that read it.
-// Dependencies that only some starts load (on first use: the fallback mocker, generation, the
+// Dependencies that only some starts load (on first use: the fallback mocker, generation, certificates, the
 // pretty log printer, YAML for an edited spec, Ajv when a validator is not precompiled) stay
 // outside the bundle and load from node_modules when asked for.
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,16 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
-const LAZY = ['@stoplight/prism-http', 'json-schema-faker', 'pino-pretty', 'yaml', 'ajv', 'ajv-formats'];
+const LAZY = [
+  '@stoplight/prism-http',
+  'json-schema-faker',
+  'pino-pretty',
+  'yaml',
+  'ajv',
+  'ajv-formats',
+  // Loaded only when a certificate has to be made (HTTPS on, first start or a new host name).
+  'node-forge',
+];
 
 // Express, body-parser, send and type-is each get their own copy of the same mime-types and
 // mime-db versions from npm (another version is hoisted for a lazily loaded dependency), and each

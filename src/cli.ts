@@ -63,7 +63,7 @@ function optionsFromConfigFile(named: string | undefined): Partial<Options> {
     );
   }
   const options = optionsFromConfigText(text, `config file ${path}`);
-  for (const key of ['fixtures', 'stateFile'] as const) {
+  for (const key of ['fixtures', 'stateFile', 'tlsDir', 'tlsCaCert', 'tlsCaKey'] as const) {
     const value = options[key];
     if (value !== undefined && !isAbsolute(value)) options[key] = resolve(dirname(resolve(path)), value);
   }
@@ -106,6 +106,22 @@ function logStartup(mock: MockServer, url: string): void {
     },
     `Passportal Documents API fake listening on ${url}`,
   );
+  const tls = mock.tls;
+  if (tls !== undefined && mock.httpsUrl !== undefined) {
+    mock.logger.info(
+      {
+        httpsUrl: mock.httpsUrl,
+        caCert: tls.caCertPath,
+        caCertUrl: `${url}/__admin/tls/ca.pem`,
+        caGenerated: tls.generated,
+        proxy: url,
+        tlsHosts: mock.options.tlsHosts,
+      },
+      `HTTPS on ${mock.httpsUrl}, certificates from the CA in ${tls.caCertPath}` +
+        `${tls.generated ? ' (generated now: trust it once, see docs/https.md)' : ''}; ` +
+        `HTTPS_PROXY=${url} reaches the fake as ${mock.options.tlsHosts}`,
+    );
+  }
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {

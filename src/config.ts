@@ -89,6 +89,19 @@ export interface Options {
   sessionFixturesBytes: number;
   /** Validate every outgoing response against the spec, log and journal violations. */
   validateResponses: boolean;
+  /**
+   * TCP port for HTTPS (the same app over TLS, 0 picks a free one); absent: no HTTPS. With it on,
+   * the HTTP port also answers as a forward proxy for `tlsHosts` (and only those).
+   */
+  httpsPort: number | undefined;
+  /** Host names (comma-separated, `*.` for any subdomain) the certificates cover and the proxy intercepts. */
+  tlsHosts: string;
+  /** Folder where the generated CA (key readable by its owner only) and server certificates are kept. */
+  tlsDir: string | undefined;
+  /** A CA certificate (PEM file) to sign with instead of a generated one; needs `tlsCaKey`. */
+  tlsCaCert: string | undefined;
+  /** The private key (PEM file) of `tlsCaCert`. */
+  tlsCaKey: string | undefined;
 }
 
 /** The options a running instance (root or session) may change at run time. */
@@ -125,6 +138,9 @@ export interface OptionSpec {
 }
 
 const int = (min: number, max: number): Kind => ({ type: 'integer', min, max });
+
+/** What the certificates cover when `tlsHosts` is not set: loopback and the vendor's host names. */
+export const DEFAULT_TLS_HOSTS = 'localhost,127.0.0.1,::1,*.passportalmsp.com,*.mypasswordapp.com';
 
 export const OPTION_SPECS: OptionSpec[] = [
   {
@@ -424,6 +440,48 @@ export const OPTION_SPECS: OptionSpec[] = [
     kind: { type: 'boolean' },
     default: false,
     description: 'check every response against the spec at run time',
+  },
+  {
+    key: 'httpsPort',
+    flag: '--https-port',
+    env: 'HTTPS_PORT',
+    kind: int(0, 65535),
+    default: undefined,
+    description:
+      'HTTPS port serving the same app with certificates from a local CA (0: any free port); the HTTP port then also proxies the TLS hosts',
+  },
+  {
+    key: 'tlsHosts',
+    flag: '--tls-hosts',
+    env: 'TLS_HOSTS',
+    kind: { type: 'string' },
+    default: DEFAULT_TLS_HOSTS,
+    description:
+      "host names the certificates cover and the proxy intercepts (comma-separated; '*.' any subdomain)",
+  },
+  {
+    key: 'tlsDir',
+    flag: '--tls-dir',
+    env: 'TLS_DIR',
+    kind: { type: 'string' },
+    default: undefined,
+    description: 'folder keeping the generated CA and certificates (default: ~/.passportal-docs-fake/tls)',
+  },
+  {
+    key: 'tlsCaCert',
+    flag: '--tls-ca-cert',
+    env: 'TLS_CA_CERT',
+    kind: { type: 'string' },
+    default: undefined,
+    description: 'CA certificate (PEM file) to sign with instead of a generated CA; needs --tls-ca-key',
+  },
+  {
+    key: 'tlsCaKey',
+    flag: '--tls-ca-key',
+    env: 'TLS_CA_KEY',
+    kind: { type: 'string' },
+    default: undefined,
+    description: 'private key (PEM file) of --tls-ca-cert',
   },
 ];
 

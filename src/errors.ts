@@ -101,6 +101,13 @@ export const ERROR_KINDS = {
     meaning:
       'an admin call from a web page not allowed, for a host the fake does not serve, or on another session',
   },
+  proxyHostRefused: {
+    status: 403,
+    code: 0,
+    message: 'Forbidden: not a host this fake serves',
+    meaning:
+      'a proxy request (CONNECT or absolute URL) for a host outside --tls-hosts; the fake never connects out',
+  },
   invalidQuery: {
     status: 404,
     code: 0,
@@ -120,11 +127,23 @@ export const ERROR_KINDS = {
     message: 'Request not found',
     meaning: 'a journal entry the journal no longer holds',
   },
+  tlsNotEnabled: {
+    status: 404,
+    code: 0,
+    message: 'HTTPS is not enabled',
+    meaning: 'the CA certificate asked for while the fake runs without --https-port',
+  },
   methodNotAllowed: {
     status: 405,
     code: 3000,
     message: 'Method not allowed',
     meaning: 'known path, wrong method',
+  },
+  proxySessionNotFound: {
+    status: 407,
+    code: 0,
+    message: 'Proxy session not found',
+    meaning: 'proxy credentials naming a session that does not exist (the proxy user is the session id)',
   },
   requestTimeout: {
     status: 408,

@@ -1,4 +1,5 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './config.js';
@@ -19,7 +20,10 @@ import { StateFile, saveAfterChanges } from './harness/state-file.js';
 import { createApp } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { guardConnections } from './http/connection-guard.js';
+import { createForwardProxy } from './http/forward-proxy.js';
 import { createLogger } from './logger.js';
+import { ServerCertificates } from './tls/server-certificates.js';
+import { parseTlsHosts } from './tls/tls-hosts.js';
 
 export {
   type AdminClient,
@@ -90,6 +94,13 @@ export interface MockServer extends InstanceControls {
   readonly fixtureSource: string;
   /** The URL once listening. */
   url: string | undefined;
+  /** The HTTPS URL once listening, when `httpsPort` is set. */
+  httpsUrl: string | undefined;
+  /**
+   * HTTPS, when `httpsPort` is set: the CA certificate clients trust (also served at
+   * `/__admin/tls/ca.pem`), where it is on disk, and whether this start generated it.
+   */
+  readonly tls: { caCertPem: string; caCertPath: string; generated: boolean } | undefined;
   /** Listens on the given port and host (defaults: the options'; port 0 picks a free one). */
   listen(port?: number, host?: string): Promise<string>;
   /**
@@ -142,7 +153,20 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const checks: ControlChecks = {
     faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
   };
-  const expressApp = createApp({ options, spec, root, sessions, logger, validators, fixtureSource: source });
+  // HTTPS: the CA and server certificates, opened before anything listens, so bad TLS options
+  // stop the start (ConfigError naming the option).
+  const hosts = parseTlsHosts(options.tlsHosts);
+  const certificates = options.httpsPort === undefined ? undefined : await ServerCertificates.open(options);
+  const expressApp = createApp({
+    options,
+    spec,
+    root,
+    sessions,
+    logger,
+    validators,
+    fixtureSource: source,
+    tlsCaPem: certificates?.ca.certPem,
+  });
   // With a state file: the root's state read back from it (or written first), then saved after
   // every change before it is acknowledged. Without one, requests take no extra step.
   let app: RequestListener = expressApp;
@@ -165,6 +189,59 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     );
   }
   let server: Server | undefined;
+  let httpsServer: Server | undefined;
+  const serverOptions: ServerOptions = {
+    maxHeaderSize: options.maxHeaderSize,
+    // Node refuses a headers timeout longer than the request timeout.
+    headersTimeout: Math.min(options.headersTimeoutMs, options.requestTimeoutMs),
+    requestTimeout: options.requestTimeoutMs,
+    // How often Node checks those two timeouts.
+    connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
+  };
+  const answerEarly = (s: Server): Server => {
+    s.on('clientError', answerClientError);
+    s.on('checkExpectation', answerExpectation);
+    return s;
+  };
+  // The requests inside the proxy's CONNECT tunnels (their TLS ended in this process) are served
+  // by this server, which never listens.
+  const tunnels = answerEarly(createServer(serverOptions));
+  const proxy = createForwardProxy(app, tunnels, {
+    hosts,
+    sessions,
+    certificates,
+    errorSuccess: () => root.fake.settings.errorSuccess,
+  });
+  const listenOn = (s: Server, port: number, host: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(port, host, () => {
+        s.off('error', reject);
+        resolve((s.address() as AddressInfo).port);
+      });
+    });
+  const closeServer = (s: Server | undefined): Promise<void> => {
+    if (!s) return Promise.resolve();
+    return new Promise((resolve) => {
+      // A keep-alive connection turns idle once its request in flight is answered: sweep until
+      // none is left, so a client's open connection never holds the shutdown up.
+      const sweep = setInterval(() => {
+        s.closeIdleConnections();
+        tunnels.closeIdleConnections();
+      }, 20).unref();
+      const force = setTimeout(() => {
+        s.closeAllConnections();
+        tunnels.closeAllConnections();
+      }, options.shutdownDrainMs).unref();
+      s.close(() => {
+        clearInterval(sweep);
+        clearTimeout(force);
+        resolve();
+      });
+      s.closeIdleConnections();
+      tunnels.closeIdleConnections();
+    });
+  };
 
   const mock: MockServer = {
     ...controlsOf(root, checks),
@@ -175,33 +252,40 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     logger,
     fixtureSource: source,
     url: undefined,
-    listen(port = options.port, host = options.host) {
-      return new Promise((resolve, reject) => {
-        const s = createServer(
-          {
-            maxHeaderSize: options.maxHeaderSize,
-            // Node refuses a headers timeout longer than the request timeout.
-            headersTimeout: Math.min(options.headersTimeoutMs, options.requestTimeoutMs),
-            requestTimeout: options.requestTimeoutMs,
-            // How often Node checks those two timeouts.
-            connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
+    httpsUrl: undefined,
+    tls:
+      certificates === undefined
+        ? undefined
+        : {
+            caCertPem: certificates.ca.certPem,
+            caCertPath: certificates.ca.certPath,
+            generated: certificates.ca.generated,
           },
-          app,
-        );
-        // Not Node's maxConnections: it refuses the newcomer even when silent sockets hold every slot.
-        guardConnections(s, options);
-        s.on('clientError', answerClientError);
-        s.on('checkExpectation', answerExpectation);
-        s.on('connect', answerConnect);
-        s.once('error', reject);
-        s.listen(port, host, () => {
-          s.off('error', reject);
-          server = s;
-          const address = s.address() as AddressInfo;
-          mock.url = `http://${hostForUrl(host)}:${address.port}`;
-          resolve(mock.url);
-        });
-      });
+    async listen(port = options.port, host = options.host) {
+      const s = answerEarly(createServer(serverOptions, proxy.requests));
+      // Not Node's maxConnections: it refuses the newcomer even when silent sockets hold every slot.
+      guardConnections(s, options);
+      s.on('connect', certificates === undefined ? answerConnect : proxy.connect);
+      const bound = await listenOn(s, port, host);
+      server = s;
+      // Never listening itself, it still tracks its connections (timeouts, closing) from here on.
+      tunnels.emit('listening');
+      mock.url = `http://${hostForUrl(host)}:${bound}`;
+      if (certificates !== undefined && options.httpsPort !== undefined) {
+        const t = answerEarly(createHttpsServer({ ...serverOptions, ...certificates.serverOptions() }, app));
+        guardConnections(t, options, 'secureConnection');
+        try {
+          const boundTls = await listenOn(t, options.httpsPort, host);
+          httpsServer = t;
+          mock.httpsUrl = `https://${hostForUrl(host)}:${boundTls}`;
+        } catch (error) {
+          await closeServer(s);
+          server = undefined;
+          mock.url = undefined;
+          throw error;
+        }
+      }
+      return mock.url;
     },
     async session(fixtures, creation = {}) {
       sessions.assertRoom();
@@ -221,24 +305,16 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
         },
       };
     },
-    close() {
+    async close() {
       sessions.stop();
       const s = server;
+      const t = httpsServer;
       server = undefined;
+      httpsServer = undefined;
       mock.url = undefined;
-      if (!s) return Promise.resolve();
-      return new Promise((resolve) => {
-        // A keep-alive connection turns idle once its request in flight is answered: sweep until
-        // none is left, so a client's open connection never holds the shutdown up.
-        const sweep = setInterval(() => s.closeIdleConnections(), 20).unref();
-        const force = setTimeout(() => s.closeAllConnections(), options.shutdownDrainMs).unref();
-        s.close(() => {
-          clearInterval(sweep);
-          clearTimeout(force);
-          resolve();
-        });
-        s.closeIdleConnections();
-      });
+      mock.httpsUrl = undefined;
+      await Promise.all([closeServer(s), closeServer(t)]);
+      tunnels.close(() => undefined);
     },
   };
   return mock;

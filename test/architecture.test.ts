@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
  *   harness/           what a test tool keeps per instance: journal, faults, sessions, controls
  *   contract/          the spec: document, operations, validators, fallback mocker, handler types
  *   domain/            the fake itself: store, queries, writes, tokens, fixtures
+ *   tls/               certificates: the local CA, server certificates, the TLS host names
  *   config.ts, errors.ts, logger.ts, precompiled-validators.ts   shared by all
  *
  * `ui/` is the browser's code (the inspector, built into dist/ui): it imports nothing of the
@@ -39,6 +40,12 @@ const rules: IForbiddenRuleType[] = [
     severity: 'error',
     from: { path: '^src/harness/' },
     to: { path: '^src/http/|^src/(cli|index)\\.ts$' },
+  },
+  {
+    name: 'tls-stands-low',
+    severity: 'error',
+    from: { path: '^src/tls/' },
+    to: { path: '^src/(domain|contract|harness|http)/|^src/(cli|index)\\.ts$' },
   },
   {
     name: 'ui-stands-apart',

@@ -20,6 +20,7 @@ import { type Session, type SessionRegistry, sessionPath } from '../harness/sess
 import { createAdminAuthCheck } from './admin-auth.js';
 import { createAdminGuardCheck } from './admin-guard.js';
 import { createErrorHandler, toApiError } from './error-handler.js';
+import { proxyRouteOf } from './forward-proxy.js';
 import { createFrontPages } from './front-pages.js';
 import { createAdminHandlers } from './handlers/admin-handlers.js';
 import { vendorHandlers } from './handlers/vendor-handlers.js';
@@ -40,6 +41,8 @@ export interface AppContext {
   validators: OperationValidators;
   /** Where the root's fixtures came from (a path, `inline`, `default`), named on the landing page. */
   fixtureSource?: string;
+  /** The CA certificate (PEM) clients trust for HTTPS, served at `/__admin/tls/ca.pem`; absent when HTTPS is off. */
+  tlsCaPem?: string;
 }
 
 const ADMIN_TAG = 'admin';
@@ -50,8 +53,13 @@ const ADMIN_TAG = 'admin';
  * holding what a client sent (a document's text, a journal body) as HTML or script.
  */
 function requestBasics(): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
     const state = new RequestState(randomUUID());
+    const route = proxyRouteOf(req);
+    if (route !== undefined) {
+      state.via = route.via;
+      state.scheme = route.scheme;
+    }
     res.locals = state;
     res.setHeader('x-request-id', state.requestId);
     res.setHeader('x-content-type-options', 'nosniff');
@@ -127,7 +135,11 @@ function adminWouldAnswer(options: Options): (req: Request) => boolean {
 
 const SESSION_PREFIX = '/sessions/';
 
+/** Where the CA certificate is served (root only; it is public, so open like the health check). */
+const CA_PATH = '/__admin/tls/ca.pem';
+
 interface DispatchOptions {
+  tlsCaPem: string | undefined;
   spec: LoadedSpec;
   root: Instance;
   sessions: SessionRegistry;
@@ -143,10 +155,30 @@ interface DispatchOptions {
  * instance (everything else). Done in one step, with no router layers, because every
  * request passes here.
  */
-function dispatch({ spec, root, sessions, instanceRoutes, frontPages }: DispatchOptions): RequestHandler {
+function dispatch({
+  tlsCaPem,
+  spec,
+  root,
+  sessions,
+  instanceRoutes,
+  frontPages,
+}: DispatchOptions): RequestHandler {
   return (req, res, next) => {
     const path = req.path;
     if (req.method === 'GET' || req.method === 'HEAD') {
+      if (path === CA_PATH) {
+        if (tlsCaPem === undefined) {
+          next(
+            new ApiError(
+              'tlsNotEnabled',
+              'HTTPS is not enabled: start the fake with --https-port (HTTPS_PORT)',
+            ),
+          );
+          return;
+        }
+        res.type('application/x-pem-file').send(tlsCaPem);
+        return;
+      }
       if (path === '/openapi.json') {
         res.type('application/json').send(spec.json);
         return;
@@ -283,6 +315,7 @@ export function createApp(context: AppContext): Express {
       ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
       corsMiddleware(options.corsOrigins, options.adminOrigins),
       dispatch({
+        tlsCaPem: context.tlsCaPem,
         spec,
         root,
         sessions,

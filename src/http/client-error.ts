@@ -12,13 +12,17 @@ import { ApiError, toErrorBody } from '../errors.js';
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
   405: 'Method Not Allowed',
+  407: 'Proxy Authentication Required',
   408: 'Request Timeout',
   417: 'Expectation Failed',
   431: 'Request Header Fields Too Large',
 };
 
-function rawAnswer(apiError: ApiError, head: boolean, extra = ''): string {
+/** A whole HTTP/1.1 answer in the vendor error shape, for a socket Node's HTTP server has let go of. */
+export function rawAnswer(apiError: ApiError, head: boolean, extra = ''): string {
   const body = JSON.stringify(toErrorBody(apiError, 'none'));
   return (
     `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status] ?? 'Error'}\r\n` +
@@ -100,12 +104,18 @@ export function answerExpectation(req: IncomingMessage, res: ServerResponse): vo
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/** CONNECT: no tunnels here; 405 in the vendor shape (Node would drop the connection unanswered). */
+/**
+ * CONNECT without HTTPS on: no tunnels; 405 in the vendor shape (Node would drop the connection
+ * unanswered). With `--https-port`, http/forward-proxy.ts answers CONNECT instead.
+ */
 export function answerConnect(_req: IncomingMessage, socket: Socket): void {
   endConnection(
     socket,
     rawAnswer(
-      new ApiError('methodNotAllowed'),
+      new ApiError(
+        'methodNotAllowed',
+        'Method not allowed: CONNECT is answered only with HTTPS on (--https-port, HTTPS_PORT)',
+      ),
       false,
       'allow: GET, HEAD, PUT, PATCH, POST, DELETE, OPTIONS\r\n',
     ),

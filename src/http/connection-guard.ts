@@ -24,7 +24,12 @@ interface Tracked {
   inFlight: number;
 }
 
-export function guardConnections(server: Server, options: ConnectionGuardOptions): void {
+export function guardConnections(
+  server: Server,
+  options: ConnectionGuardOptions,
+  // An HTTPS server's requests arrive on the TLS socket, which 'secureConnection' hands over.
+  connectionEvent: 'connection' | 'secureConnection' = 'connection',
+): void {
   // Insertion order is age order: the first entry of an address is its oldest connection.
   const tracked = new Map<Socket, Tracked>();
 
@@ -51,7 +56,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     return true;
   };
 
-  server.on('connection', (socket: Socket) => {
+  server.on(connectionEvent, (socket: Socket) => {
     if (tracked.size >= options.maxConnections && !makeRoom()) {
       socket.destroy();
       return;

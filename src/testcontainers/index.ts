@@ -31,6 +31,25 @@ import { PACKAGE_ROOT, PACKAGE_VERSION } from '../package-root.js';
 
 /** The port the image listens on. */
 export const PASSPORTAL_FAKE_PORT = 4010;
+/** The image's HTTPS port (`HTTPS_PORT`; the HTTP port is then also the proxy for the vendor's hosts). */
+export const PASSPORTAL_FAKE_HTTPS_PORT = 4443;
+/** The vendor host names `withTls()` gives the container on its network unless told others. */
+export const VENDOR_HOST_ALIASES = ['us-clover.passportalmsp.com', 'mycompany.mypasswordapp.com'];
+
+export interface TlsContainerOptions {
+  /**
+   * Network aliases the container answers to on its network (needs `withNetwork()`), so a client
+   * container calls `https://us-clover.passportalmsp.com` unchanged. Default: VENDOR_HOST_ALIASES.
+   * With aliases the fake serves HTTPS on 443 as well as its HTTP port (the `node` user may bind it
+   * through the container's `net.ipv4.ip_unprivileged_port_start` sysctl, set here).
+   */
+  aliases?: string[];
+  /** Host names the certificates cover and the proxy intercepts (`TLS_HOSTS`); default: the fake's. */
+  hosts?: string[];
+  /** A CA of your own (PEM files on this machine), copied into the container, instead of one generated there. */
+  caCert?: string;
+  caKey?: string;
+}
 /** The image the container starts unless the constructor names another. */
 export const PASSPORTAL_FAKE_IMAGE = `passportal-docs-fake:${PACKAGE_VERSION}`;
 
@@ -70,11 +89,12 @@ function isFile(path: string): boolean {
 
 export class PassportalFakeContainer extends GenericContainer {
   private adminToken: string | undefined;
+  private httpsPort = PASSPORTAL_FAKE_HTTPS_PORT;
 
   /** @param image default `passportal-docs-fake:<package version>` */
   constructor(image: string = PASSPORTAL_FAKE_IMAGE) {
     super(image);
-    this.withExposedPorts(PASSPORTAL_FAKE_PORT)
+    this.withExposedPorts(PASSPORTAL_FAKE_PORT, PASSPORTAL_FAKE_HTTPS_PORT)
       .withEnvironment({ LOG_LEVEL: 'warn' })
       .withWaitStrategy(Wait.forHttp('/__admin/health', PASSPORTAL_FAKE_PORT).forStatusCode(200))
       .withStartupTimeout(60_000);
@@ -131,18 +151,77 @@ export class PassportalFakeContainer extends GenericContainer {
     return this.withEnvironment(environment);
   }
 
+  /**
+   * HTTPS as the vendor's hosts: network aliases for them, HTTPS on 443 inside the network (the
+   * mapped port of 4443 from the host), and optionally a CA of your own. The started container
+   * gives the CA certificate, the HTTPS URL and proxy URLs (per session) for clients on the host.
+   */
+  withTls(options: TlsContainerOptions = {}): this {
+    if ((options.caCert === undefined) !== (options.caKey === undefined)) {
+      throw new Error('withTls: caCert and caKey go together');
+    }
+    const aliases = options.aliases ?? VENDOR_HOST_ALIASES;
+    const environment: Record<string, string> = {};
+    if (options.hosts !== undefined) environment.TLS_HOSTS = options.hosts.join(',');
+    if (options.caCert !== undefined && options.caKey !== undefined) {
+      this.withCopyFilesToContainer([
+        { source: options.caCert, target: '/tls-ca/ca.pem', mode: 0o644 },
+        { source: options.caKey, target: '/tls-ca/ca-key.pem', mode: 0o644 },
+      ]);
+      environment.TLS_CA_CERT = '/tls-ca/ca.pem';
+      environment.TLS_CA_KEY = '/tls-ca/ca-key.pem';
+    }
+    if (aliases.length > 0) {
+      // HTTPS on 443, which the URLs of the vendor's hosts imply; the `node` user may bind it once
+      // the container's unprivileged port range starts at 0.
+      environment.HTTPS_PORT = '443';
+      this.httpsPort = 443;
+      this.withExposedPorts(443).withNetworkAliases(...aliases);
+      this.hostConfig.Sysctls = { ...this.hostConfig.Sysctls, 'net.ipv4.ip_unprivileged_port_start': '0' };
+    }
+    return this.withEnvironment(environment);
+  }
+
   override async start(): Promise<StartedPassportalFakeContainer> {
-    return new StartedPassportalFakeContainer(await super.start(), this.adminToken);
+    return new StartedPassportalFakeContainer(await super.start(), this.adminToken, this.httpsPort);
   }
 }
 
 export class StartedPassportalFakeContainer extends AbstractStartedContainer {
   readonly #adminToken: string | undefined;
+  readonly #httpsPort: number;
   #admin: { url: string; client: AdminClient } | undefined;
 
-  constructor(started: StartedTestContainer, adminToken?: string) {
+  constructor(started: StartedTestContainer, adminToken?: string, httpsPort = PASSPORTAL_FAKE_HTTPS_PORT) {
     super(started);
     this.#adminToken = adminToken;
+    this.#httpsPort = httpsPort;
+  }
+
+  /**
+   * The fake over HTTPS as the host reaches it, e.g. `https://localhost:32769`. Certificates cover
+   * `localhost` and loopback addresses: where the engine's host is another address (a bridge
+   * gateway, a remote engine), connect with the server name `localhost`, or use `getProxyUrl()`.
+   */
+  getHttpsUrl(): string {
+    return `https://${this.getHost()}:${this.getMappedPort(this.#httpsPort)}`;
+  }
+
+  /**
+   * The proxy for clients on the host that keep the vendor's URLs: `HTTPS_PROXY=<this>`. With a
+   * session id, every request through it goes to that session (the id is the proxy user; the
+   * password is ignored, and there because some clients send credentials only with one).
+   */
+  getProxyUrl(sessionId?: string): string {
+    const user = sessionId === undefined ? '' : `${encodeURIComponent(sessionId)}:session@`;
+    return `http://${user}${this.getHost()}:${this.getMappedPort(PASSPORTAL_FAKE_PORT)}`;
+  }
+
+  /** The CA certificate (PEM) the fake's certificates are signed with, for the client's trust settings. */
+  async getCaCertificate(): Promise<string> {
+    const res = await fetch(`${this.getBaseUrl()}/__admin/tls/ca.pem`);
+    if (!res.ok) throw new Error(`GET /__admin/tls/ca.pem: ${res.status} ${await res.text()}`);
+    return res.text();
   }
 
   /**

@@ -24,7 +24,7 @@ function compose(): string[] {
 }
 
 describe.skipIf(!image)('the Compose example', () => {
-  it('runs the placeholder tests against the fake once it is healthy, and stops', async () => {
+  it('runs the placeholder tests, and a client pinned to the vendor host through an alias, then stops', async () => {
     const [command, ...base] = compose();
     const args = [...base, '-p', PROJECT, '-f', 'examples/docker-compose.yml'];
     try {
@@ -35,6 +35,10 @@ describe.skipIf(!image)('the Compose example', () => {
       );
       const output = stdout + stderr;
       expect(output).toMatch(/session \S+ at http:\/\/passportal:4010\/sessions\//);
+      // A client pinned to the vendor's host, through the network alias, verifying TLS.
+      expect(output).toMatch(
+        /vendor host https:\/\/us-clover\.passportalmsp\.com answered over verified TLS: [1-9]\d* documents/,
+      );
       expect(output).toMatch(/exited with code 0/);
     } finally {
       await run(command as string, [...args, 'down', '-v', '-t', '10'], { cwd: ROOT, timeout: 120_000 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { getContainerRuntimeClient } from 'testcontainers';
+import { getContainerRuntimeClient, Network, type StartedNetwork } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AdminError, type FixtureSet } from '../../src/index.js';
 import {
@@ -101,5 +101,46 @@ describe.skipIf(!image)('PassportalFakeContainer', () => {
     } finally {
       await container.remove({ force: true });
     }
+  });
+});
+
+describe.skipIf(!image)('PassportalFakeContainer.withTls()', () => {
+  let fake: StartedPassportalFakeContainer;
+  let network: StartedNetwork;
+
+  beforeAll(async () => {
+    // Network aliases live on a network of the test's own, as in a suite with client containers.
+    network = await new Network().start();
+    fake = await new PassportalFakeContainer(image)
+      .withFixtures(SMALL_SET)
+      .withNetwork(network)
+      .withTls()
+      .start();
+  }, 120_000);
+  afterAll(async () => {
+    if (fake) await fake.stop();
+    if (network) await network.stop();
+  });
+
+  it('serves HTTPS verified against its CA, and a proxy that keeps the vendor URL, per session', async () => {
+    const { Agent, ProxyAgent, fetch: undiciFetch } = await import('undici');
+    const ca = await fake.getCaCertificate();
+    expect(ca).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(ca).not.toContain('PRIVATE KEY');
+    const direct = await undiciFetch(`${fake.getHttpsUrl()}/__admin/health`, {
+      // The engine's host may be an address of its own (a bridge gateway): the name checked is localhost.
+      dispatcher: new Agent({ connect: { ca, servername: 'localhost' } }),
+    });
+    expect(await direct.json()).toMatchObject({ status: 'ok', session: null });
+    const session = await fake.admin.createSession();
+    const proxied = await undiciFetch('https://us-clover.passportalmsp.com/__admin/health', {
+      dispatcher: new ProxyAgent({ uri: fake.getProxyUrl(session.id), requestTls: { ca } }),
+    });
+    expect(await proxied.json()).toMatchObject({ status: 'ok', session: session.id });
+    // Without the CA the same client refuses the fake.
+    const untrusted = await undiciFetch('https://us-clover.passportalmsp.com/__admin/health', {
+      dispatcher: new ProxyAgent({ uri: fake.getProxyUrl() }),
+    }).catch((error: unknown) => error);
+    expect(untrusted).toBeInstanceOf(Error);
   });
 });

@@ -133,6 +133,12 @@ describe('the npm package', () => {
     expect(dangling).toEqual([]);
   });
 
+  it('ships no key or certificate: a CA is generated where the fake runs, never shipped', () => {
+    expect(files.filter((f) => /\.(pem|key|crt|p12|pfx)$/.test(f))).toEqual([]);
+    const withKey = files.filter((f) => readFileSync(`${ROOT}/${f}`, 'latin1').includes('PRIVATE KEY-----'));
+    expect(withKey).toEqual([]);
+  });
+
   it('stays small', () => {
     // About 0.9 MB packed with the ESM build alone; the minified CommonJS build adds about 0.3 MB.
     expect(result.size).toBeLessThan(1.5 * 1024 * 1024);

@@ -71,7 +71,11 @@ describe('the config file', () => {
   });
 
   it.each([
-    [{ maxResultPerPage: 5 }, /unknown option "maxResultPerPage"/],
+    [{ maxResultPerPage: 5 }, /unknown option "maxResultPerPage" \(did you mean "maxResultsPerPage"\?\)/],
+    [{ fixture: 'set.json' }, /unknown option "fixture" \(did you mean "fixtures"\?\)/],
+    [{ stateFiel: 'state.json' }, /unknown option "stateFiel" \(did you mean "stateFile"\?\)/],
+    [{ MAX_RESULT_PER_PAGE: 5 }, /did you mean "maxResultsPerPage"/],
+    [{ colour: 'blue' }, /unknown option "colour"; the options are listed by --help/],
     [{ MAX_RESULTS_PER_PAGE: 5 }, /did you mean "maxResultsPerPage"/],
     [{ maxResultsPerPage: 0 }, /maxResultsPerPage: invalid value 0/],
   ])('refuses %j with exit 2, naming the option', async (options, message) => {

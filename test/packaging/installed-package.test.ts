@@ -70,15 +70,30 @@ function killGroup(child: ChildProcess): void {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fake-installed-'));
-  const pack = await runBounded('npm', ['pack', '--pack-destination', dir, '--ignore-scripts'], 120_000, ROOT);
+  const pack = await runBounded(
+    'npm',
+    ['pack', '--pack-destination', dir, '--ignore-scripts'],
+    120_000,
+    ROOT,
+  );
   expect(pack.code, pack.stderr).toBe(0);
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   expect(tarball).toBeDefined();
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'newcomer', private: true, type: 'module' }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'newcomer', private: true, type: 'module' }),
+  );
   const range = pkg.peerDependencies.testcontainers;
   const install = await runBounded(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball ?? ''), `testcontainers@${range}`],
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      join(dir, tarball ?? ''),
+      `testcontainers@${range}`,
+    ],
     280_000,
   );
   expect(install.code, install.stderr).toBe(0);
@@ -87,7 +102,7 @@ beforeAll(async () => {
 afterAll(() => {
   for (const child of started) killGroup(child);
   if (dir) rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('the installed passportal-docs-fake command', () => {
   it('is a Node executable: its first line is the shebang, and its header holds nothing a shell runs', () => {

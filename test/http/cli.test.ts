@@ -105,6 +105,32 @@ describe('the command line', () => {
     expect(bare.stderr).toContain('unexpected argument "4020": the command takes options only');
   }, 60_000);
 
+  it('warns when npm kept a flag with its value (npm start --log-level=warn): the fake never saw it', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'fake-npm-start-'));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'p', private: true, scripts: { start: `node --import ${TSX} ${CLI}` } }),
+    );
+    const child = spawn('npm', ['start', '--log-level=warn', '--', '--port', '0', '--fixtures', SMALL_SET], {
+      cwd: project,
+      detached: true,
+      env: { ...process.env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    try {
+      await waitForListening(child);
+    } finally {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    }
+    expect(out).toContain(
+      'npm kept --log-level=warn for itself and the fake did not see it: run \\"npm start -- --log-level warn\\" or set LOG_LEVEL=warn',
+    );
+  }, 60_000);
+
   it('--state-file in a folder that does not exist: exit 2 at start, naming the option and the folder', async () => {
     const folder = join(mkdtempSync(join(tmpdir(), 'fake-state-')), 'not-made');
     const result = await runCli(['--port', '0', '--state-file', join(folder, 'state.json')]);

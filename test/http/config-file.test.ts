@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config.js';
+import { createMockServer, type MockServerOptions } from '../../src/index.js';
 import { runCli, spawnCli, waitForListening } from '../support/run-cli.js';
 
 /**
@@ -82,5 +83,11 @@ describe('the config file', () => {
     const result = await runCli(['--config', configFile(options)]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('refuses a misspelt option given to createMockServer the same way, naming the nearest', async () => {
+    await expect(createMockServer({ maxResultPerPage: 5 } as unknown as MockServerOptions)).rejects.toThrow(
+      'unknown option "maxResultPerPage" (did you mean "maxResultsPerPage"?)',
+    );
   });
 });

@@ -116,9 +116,10 @@ beforeAll(async () => {
   );
 }, 300_000);
 
+// Removing the scratch project's node_modules takes more than the default 30 s on a busy machine.
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('a consuming project', () => {
   it('type-checks strictly without skipLibCheck, a JSON fixture import included', async () => {

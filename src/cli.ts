@@ -5,7 +5,9 @@ import { Command, Option } from 'commander';
 import {
   ConfigError,
   DEFAULT_CONFIG_FILE,
+  misspeltEnvNames,
   OPTION_SPECS,
+  type OptionSpec,
   type Options,
   optionsFromConfigText,
   optionsFromEnv,
@@ -22,6 +24,8 @@ function buildCommand(): Command {
     .description('A faithful fake of the Passportal Documents API v2 for contract testing.')
     .version(PACKAGE_VERSION)
     .showHelpAfterError()
+    // Stray arguments get their own message (strayArguments), most often npm's doing.
+    .allowExcessArguments(true)
     .addHelpText(
       'after',
       '\nEvery option can also be set by its environment variable, or in a config file\n' +
@@ -70,12 +74,63 @@ function optionsFromConfigFile(named: string | undefined): Partial<Options> {
   return options;
 }
 
+/** An option's npm configuration variable: what npm sets for `--state-file` it kept for itself. */
+const npmConfigName = (spec: OptionSpec) => `npm_config_${spec.flag.slice(2).replace(/-/g, '_')}`;
+
+/**
+ * The command takes options only. An argument left over is most often npm's doing: run as
+ * `npm start --port 4020`, npm keeps `--port` (as its own configuration, `npm_config_port`) and
+ * passes `4020` on alone. The error says what was meant when npm's variables tell.
+ */
+function strayArguments(args: string[], env: NodeJS.ProcessEnv): ConfigError {
+  const list = args.map((a) => JSON.stringify(a)).join(', ');
+  const event = env.npm_lifecycle_event;
+  const eaten = event === undefined ? [] : OPTION_SPECS.filter((spec) => env[npmConfigName(spec)] === 'true');
+  if (event === undefined || eaten.length === 0) {
+    return new ConfigError(
+      `unexpected argument${args.length > 1 ? 's' : ''} ${list}: the command takes options only, such as --port 4020 (see --help)`,
+    );
+  }
+  const script = event === 'start' || event === 'test' ? `npm ${event}` : `npm run ${event}`;
+  const values = [...args];
+  const flags = eaten.map((spec) =>
+    spec.kind.type === 'boolean' ? spec.flag : `${spec.flag} ${values.shift() ?? '<value>'}`,
+  );
+  const vars = eaten.map((spec) =>
+    spec.kind.type === 'boolean'
+      ? `${spec.env}=true`
+      : `${spec.env}=${flags.length === 1 ? (args[0] ?? '') : '<value>'}`,
+  );
+  return new ConfigError(
+    `unexpected argument${args.length > 1 ? 's' : ''} ${list}: npm kept ${eaten.map((s) => s.flag).join(', ')} for itself; ` +
+      `did you mean "${script} -- ${flags.join(' ')}" or ${vars.join(' ')}?`,
+  );
+}
+
+/**
+ * Flags npm kept for itself with their values (`npm start --port=4020` sets `npm_config_port`
+ * and passes nothing on): each a warning, since the fake never sees them.
+ */
+function flagsKeptByNpm(env: NodeJS.ProcessEnv): string[] {
+  const event = env.npm_lifecycle_event;
+  if (event === undefined) return [];
+  const script = event === 'start' || event === 'test' ? `npm ${event}` : `npm run ${event}`;
+  return OPTION_SPECS.flatMap((spec) => {
+    const value = env[npmConfigName(spec)];
+    if (value === undefined || value === 'true' || value === '') return [];
+    return [
+      `npm kept ${spec.flag}=${value} for itself and the fake did not see it: run "${script} -- ${spec.flag} ${value}" or set ${spec.env}=${value}`,
+    ];
+  });
+}
+
 /** Parses argv, env and the config file into options: flags over environment variables over the file over defaults. */
 function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Options> {
   const command = buildCommand();
   command.exitOverride();
   command.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   command.parse(argv, { from: 'user' });
+  if (command.args.length > 0) throw strayArguments(command.args, env);
   const flags = command.opts<Record<string, unknown>>();
   const named = typeof flags.config === 'string' ? flags.config : env.CONFIG_FILE || undefined;
   const fromEnv = optionsFromEnv(env);
@@ -86,6 +141,8 @@ function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Optio
     if (raw === undefined) continue;
     out[spec.key] = parseOptionValue(spec, raw === true ? 'true' : raw, `option ${spec.flag}`);
   }
+  // A person at a terminal reads lines, a program reads JSON: unless asked, the format follows stdout.
+  if (out.logFormat === undefined && process.stdout.isTTY === true) out.logFormat = 'pretty';
   return out as Partial<Options>;
 }
 
@@ -147,6 +204,13 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     }
     throw error;
   }
+  for (const { name, meant } of misspeltEnvNames(env)) {
+    mock.logger.warn(
+      { variable: name, meant },
+      `environment variable ${name} is not read by the fake; did you mean ${meant}?`,
+    );
+  }
+  for (const warning of flagsKeptByNpm(env)) mock.logger.warn(warning);
   const url = await mock.listen();
   logStartup(mock, url);
   const stop = (signal: string) => {

@@ -1,3 +1,5 @@
+import { nearestName } from './nearest-name.js';
+
 /**
  * The one typed options object. CLI flags, environment variables, the programmatic API and the
  * admin API (`PUT /__admin/settings`) all feed the same fields; every field is described once in
@@ -27,7 +29,10 @@ export interface Options {
   tokenTtlSeconds: number;
   /** Log level for the structured request log. */
   logLevel: (typeof LOG_LEVELS)[number];
-  /** Log format: one JSON object per line, or human-readable. */
+  /**
+   * Log format: one JSON object per line, or human-readable. The command line picks pretty when
+   * its stdout is a terminal and nothing says otherwise.
+   */
   logFormat: 'json' | 'pretty';
   /** Largest accepted request body in bytes. */
   bodyLimit: number;
@@ -214,7 +219,8 @@ export const OPTION_SPECS: OptionSpec[] = [
     env: 'LOG_FORMAT',
     kind: { type: 'enum', values: ['json', 'pretty'] },
     default: 'json',
-    description: 'log format',
+    description:
+      'log format: json lines, or pretty (the command prints pretty lines to a terminal unless told json)',
   },
   {
     key: 'bodyLimit',
@@ -566,8 +572,44 @@ export function resolveOptions(partial: Partial<Options> = {}, base: Options = D
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;
     const spec = SPEC_BY_KEY.get(key as keyof Options);
-    if (!spec || !Object.hasOwn(DEFAULT_OPTIONS, key)) throw new ConfigError(`unknown option "${key}"`);
+    if (!spec || !Object.hasOwn(DEFAULT_OPTIONS, key)) {
+      const near = nearestOption(key);
+      throw new ConfigError(`unknown option "${key}"${near ? ` (did you mean "${near.key}"?)` : ''}`);
+    }
     (out as unknown as Record<string, unknown>)[key] = parseOptionValue(spec, value, `option ${key}`);
+  }
+  return out;
+}
+
+/**
+ * The option a misspelt name most likely means: a name as `createMockServer()` takes it
+ * (`maxResultPerPage`), or written as its environment variable (`MAX_RESULTS_PER_PAGE`).
+ */
+export function nearestOption(name: string): OptionSpec | undefined {
+  const byName = new Map<string, OptionSpec>();
+  for (const spec of OPTION_SPECS) {
+    byName.set(spec.key, spec);
+    byName.set(spec.env, spec);
+  }
+  const near = nearestName(name, byName.keys());
+  return near === undefined ? undefined : byName.get(near);
+}
+
+/** Variables the command line reads besides the options' own. */
+const OTHER_ENV_NAMES = new Set(['CONFIG_FILE']);
+
+/**
+ * Environment variables that look like a misspelt option's (`FIXTURE`, `MAX_RESULT_PER_PAGE`,
+ * `LOGLEVEL`): set, not read by the fake, and within an edit or two of one it reads. Each with
+ * the name meant, for a warning at start-up; a variable silently ignored is a setting lost.
+ */
+export function misspeltEnvNames(env: NodeJS.ProcessEnv): Array<{ name: string; meant: string }> {
+  const known = new Set([...OPTION_SPECS.map((s) => s.env), ...OTHER_ENV_NAMES]);
+  const out: Array<{ name: string; meant: string }> = [];
+  for (const name of Object.keys(env)) {
+    if (known.has(name) || name.length < 4 || !/^[A-Z][A-Z0-9_]*$/.test(name)) continue;
+    const meant = nearestName(name, known, Math.min(2, Math.max(1, Math.floor(name.length / 4))));
+    if (meant !== undefined) out.push({ name, meant });
   }
   return out;
 }
@@ -611,9 +653,9 @@ export function optionsFromConfigText(text: string, source: string): Partial<Opt
     if (key === '$schema') continue;
     const spec = SPEC_BY_KEY.get(key as keyof Options);
     if (!spec || !Object.hasOwn(DEFAULT_OPTIONS, key)) {
-      const near = OPTION_SPECS.find((s) => s.key.toLowerCase() === key.toLowerCase() || s.env === key);
+      const near = nearestOption(key);
       throw new ConfigError(
-        `${source}: unknown option "${key}"${near ? ` (did you mean "${near.key}"?)` : ''}`,
+        `${source}: unknown option "${key}"${near ? ` (did you mean "${near.key}"?)` : ''}; the options are listed by --help and in spec/config.schema.json`,
       );
     }
     out[key] = parseOptionValue(spec, value, `${source}: ${key}`);

@@ -260,8 +260,12 @@ export interface ErrorBody {
   errors?: Violation[];
 }
 
+/**
+ * The one renderer of error bodies in the vendor's shape, honouring the `errorSuccess` setting:
+ * for an ApiError of the catalogue, and for an injected fault's status (any `status`, code 0).
+ */
 export function toErrorBody(
-  error: ApiError,
+  error: Pick<ApiError, 'message' | 'code' | 'status' | 'errors'>,
   apiRequestUid: string,
   success: 'boolean' | 'string' = 'boolean',
 ): ErrorBody {

@@ -173,7 +173,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   if (options.stateFile !== undefined) {
     const stateFile = new StateFile(options.stateFile);
     const restored = stateFile.restore(root);
-    if (!restored) stateFile.save(root);
+    if (!restored) stateFile.create(root);
     logger.info({ stateFile: stateFile.path, restored }, 'state kept in a file');
     app = saveAfterChanges(
       expressApp,

@@ -393,6 +393,26 @@ export function createOperationValidators(document: OpenApiDocument): OperationV
   };
 }
 
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_TYPE = 'application/json';
+
+/**
+ * A form whose first field name is JSON text: a JSON body sent without its content type (curl's
+ * `-d` sends application/x-www-form-urlencoded unless told otherwise). No form field is named so.
+ */
+function isJsonTextAsForm(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  return /^\s*[{[]/.test(Object.keys(body)[0] ?? '');
+}
+
+function jsonSentAsForm(): ApiError {
+  return new ApiError(
+    'unsupportedMediaType',
+    `the body is JSON but was sent as ${FORM} (curl -d's default); send the header content-type: ${JSON_TYPE}`,
+    [{ location: 'header.content-type', message: `must be ${JSON_TYPE} for a JSON body` }],
+  );
+}
+
 function checkBody(required: boolean, bodies: Map<string, ValidateFunction>, request: RawRequest): unknown {
   const accepted = [...bodies.keys()];
   if (request.body === undefined) {
@@ -404,6 +424,9 @@ function checkBody(required: boolean, bodies: Map<string, ValidateFunction>, req
   }
   const validate = request.mediaType ? bodies.get(request.mediaType) : undefined;
   if (!validate || Buffer.isBuffer(request.body)) throw unsupported(request.mediaType, accepted);
+  if (request.mediaType === FORM && bodies.has(JSON_TYPE) && isJsonTextAsForm(request.body)) {
+    throw jsonSentAsForm();
+  }
   if (validate(request.body)) return request.body;
   const all = describeErrors(pruneAlternatives(validate.errors ?? []), 'body');
   const violations = capViolations(all);

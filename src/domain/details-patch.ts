@@ -56,6 +56,35 @@ export function isDocumentedEntry(entry: unknown): boolean {
   );
 }
 
+/**
+ * An entry that is meant as the documented form (it has `name` or `description`, which reads
+ * never show) but is not whole: each missing or wrong piece, named. Such an entry is not a read
+ * shape sent back; it breaks the documented form, whatever `readShapedDetails` says.
+ */
+function documentedEntryProblems(entry: unknown, at: string): Violation[] {
+  if (!isPlainObject(entry) || isDocumentedEntry(entry)) return [];
+  if (!Object.hasOwn(entry, 'name') && !Object.hasOwn(entry, 'description')) return [];
+  const problems: Violation[] = [];
+  for (const key of ['name', 'description'] as const) {
+    if (typeof entry[key] !== 'string') {
+      problems.push({
+        location: `${at}/${key}`,
+        message: Object.hasOwn(entry, key) ? 'must be a string' : 'is required',
+      });
+    }
+  }
+  const { value } = entry;
+  if (value === undefined) {
+    problems.push({ location: `${at}/value`, message: `is required: send ${DOCUMENTED_ENTRY}` });
+  } else if (!isPlainObject(value) || typeof value.type !== 'string' || typeof value.text !== 'string') {
+    problems.push({
+      location: `${at}/value`,
+      message: 'must be an object {"type": "...", "text": "..."} of two strings',
+    });
+  }
+  return problems;
+}
+
 /** What a read-shaped entry is, for messages. */
 function shapeOf(entry: unknown): string {
   if (entry === null) return 'null';
@@ -127,6 +156,13 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
   const fieldSet = template?.fieldSet ?? new Set<string>();
   const sent = (key: string): boolean => Object.hasOwn(body, key) && body[key] !== undefined;
   const take = (key: string): void => {
+    const halfDocumented = documentedEntryProblems(body[key], `${location}/${pointerSegment(key)}`);
+    if (halfDocumented.length > 0) {
+      problems.push(...halfDocumented);
+      // Taken (as nothing): the loops below must not report it again. Nothing is stored.
+      out[key] = null;
+      return;
+    }
     if (!isDocumentedEntry(body[key])) {
       if (input.readShapedDetails === 'reject') {
         problems.push({

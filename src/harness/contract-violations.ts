@@ -7,8 +7,9 @@ import type { ApiError, ErrorKindName, Violation } from '../errors.js';
  * A violation is a request the contract does not allow, whatever the state of the fake:
  * - every 400 (a body, parameter or id the spec rejects, or a batch/detail rule it states);
  * - 401 `missingCredentials` (x-key or x-hash header absent);
- * - 401 `invalidToken` when no token header was sent at all (the spec router names the header
- *   in `errors` in exactly that case);
+ * - 401 `invalidToken` when no token header was sent at all, or the token behind a `Bearer `
+ *   prefix the header does not take (the spec router names the header in `errors` in exactly
+ *   those cases);
  * - 404 `invalidQuery` (a query value out of range) and `routeNotFound` (no such route);
  * - 405, 413 and 414.
  *

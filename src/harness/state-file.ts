@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type Settings } from '../config.js';
 import { buildDataset } from '../domain/fixtures/load-fixtures.js';
 import type { TokenGrant } from '../domain/tokens.js';
@@ -69,6 +69,25 @@ export class StateFile {
     writeAtomically(this.path, `${head.slice(0, -1)},"resetPoint":${this.#resetPointText}}\n`);
     this.writes++;
     this.writeMs += performance.now() - started;
+  }
+
+  /**
+   * The first write, at start when there is no file yet: a folder that does not exist or cannot
+   * be written is a ConfigError naming the option and the folder, before anything is served (not
+   * a failure at the first change).
+   */
+  create(instance: Instance): void {
+    try {
+      this.save(instance);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      const folder = dirname(resolve(this.path));
+      const why =
+        code === 'ENOENT'
+          ? `the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or name a file in a folder that exists`
+          : `cannot be written in the folder ${folder} (${code}); name a file in a folder the fake may write to`;
+      throw new ConfigError(`state file ${this.path} (--state-file, STATE_FILE): ${why}`);
+    }
   }
 
   /**

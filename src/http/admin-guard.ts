@@ -60,7 +60,7 @@ export function createAdminGuardCheck(options: AdminGuardOptions): (req: Request
     if (!servedHost(name)) {
       return new ApiError(
         'adminForbidden',
-        `Forbidden: the admin API does not answer to host "${name}" (allow it with --admin-hosts)`,
+        `Forbidden: the admin API does not answer to host "${name}" (allow it with --admin-hosts or ADMIN_HOSTS)`,
         [{ location: 'header.host', message: 'is not a host the fake serves' }],
       );
     }
@@ -72,7 +72,7 @@ export function createAdminGuardCheck(options: AdminGuardOptions): (req: Request
     ) {
       return new ApiError(
         'adminForbidden',
-        `Forbidden: pages from ${origin} may not call the admin API (allow the origin with --admin-origins)`,
+        `Forbidden: pages from ${origin} may not call the admin API (allow the origin with --admin-origins or ADMIN_ORIGINS)`,
         [{ location: 'header.origin', message: 'is not an allowed origin' }],
       );
     }

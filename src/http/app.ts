@@ -9,6 +9,7 @@ import express, {
 } from 'express';
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
+import { createRouteSuggester } from '../contract/nearest-route.js';
 import { listOperations } from '../contract/operations.js';
 import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
@@ -305,6 +306,7 @@ export function createApp(context: AppContext): Express {
     adminRouter: router(true),
     apiRouter: router(false),
     checks: new ResponseChecks(spec.document, logger),
+    suggestRoute: createRouteSuggester(operations),
   });
 
   // One application-level middleware for everything before the error handlers; a silent logger

@@ -1,20 +1,15 @@
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { ErrorBody } from '../errors.js';
+import { type ErrorBody, toErrorBody } from '../errors.js';
 import type { Fault } from '../harness/faults.js';
 import { stateOf } from './request-state.js';
 import { sendJson } from './send-json.js';
 
 /** The default body of a fault that gives a status but no body: the vendor's error shape. */
-function faultBody(status: number, requestId: string): ErrorBody {
-  return {
-    success: false,
-    message: `${STATUS_CODES[status] ?? 'Error'} (injected fault)`,
-    code: 0,
-    status,
-    apiRequestUid: requestId,
-  };
+function faultBody(status: number, requestId: string, success: 'boolean' | 'string'): ErrorBody {
+  const message = `${STATUS_CODES[status] ?? 'Error'} (injected fault)`;
+  return toErrorBody({ message, code: 0, status, errors: undefined }, requestId, success);
 }
 
 /**
@@ -61,6 +56,8 @@ async function applyFault(
     next();
     return;
   }
-  const body = fault.hasBody ? fault.body : faultBody(fault.status, state.requestId);
+  const body = fault.hasBody
+    ? fault.body
+    : faultBody(fault.status, state.requestId, state.instance.fake.settings.errorSuccess);
   sendJson(res, fault.status, JSON.stringify(body));
 }

@@ -24,6 +24,8 @@ export interface InstanceRouterOptions {
   /** The spec router of the vendor operations. */
   apiRouter: RequestHandler;
   checks: ResponseChecks;
+  /** The spec's route nearest to a method and path that matched none (`createRouteSuggester`). */
+  suggestRoute: (method: string, path: string) => string | undefined;
 }
 
 function queryLengthGuard(maxQueryLength: number): RequestHandler {
@@ -81,7 +83,22 @@ function bodyParser(limit: number): RequestHandler {
   };
 }
 
-const notFound: RequestHandler = (_req, _res, next) => next(new ApiError('routeNotFound'));
+/** No route matched: the 404 names the nearest one the spec has, when one is near. */
+function routeNotFound(suggest: InstanceRouterOptions['suggestRoute']): RequestHandler {
+  return (req, res, next) => {
+    const { path } = stateOf(res);
+    const near = suggest(req.method, path);
+    const asked = `${req.method} ${path}`;
+    next(
+      new ApiError(
+        'routeNotFound',
+        near === undefined
+          ? `Route not found: ${asked}`
+          : `Route not found: ${asked}; the nearest route is ${near}`,
+      ),
+    );
+  };
+}
 
 const isAdminPath = (path: string) => path === '/__admin' || path.startsWith('/__admin/');
 
@@ -100,7 +117,9 @@ export function createInstanceRouter({
   adminRouter,
   apiRouter,
   checks,
+  suggestRoute,
 }: InstanceRouterOptions): RequestHandler {
+  const notFound = routeNotFound(suggestRoute);
   const auth = createAdminAuth(options.adminToken);
   const browserGuard = createAdminGuard(options);
   const guard = queryLengthGuard(options.maxQueryLength);

@@ -10,6 +10,15 @@ interface Logged {
 
 const pending = new WeakMap<Response, Logged>();
 
+/**
+ * The inspector's live journal asks for the journal about once a second, marking those calls
+ * `x-fake-inspector: poll` (src/ui/api.ts): an open tab would otherwise write 3,600 info lines an
+ * hour. Only the level changes; the header grants nothing.
+ */
+function isInspectorPoll(req: Response['req']): boolean {
+  return req.method === 'GET' && req.headers['x-fake-inspector'] === 'poll';
+}
+
 /** One listener shared by every response (no closure per request: this runs on every call). */
 function logResponse(this: Response): void {
   const logged = pending.get(this);
@@ -18,7 +27,8 @@ function logResponse(this: Response): void {
   const url = req.originalUrl ?? req.url;
   const status = this.statusCode;
   const ms = Math.round(performance.now() - logged.started);
-  const level = status >= 500 ? 'error' : url === '/__admin/health' ? 'debug' : 'info';
+  const level =
+    status >= 500 ? 'error' : url === '/__admin/health' || isInspectorPoll(req) ? 'debug' : 'info';
   if (!logged.logger.isLevelEnabled(level)) return;
   const state = stateOf(this);
   const line = {
@@ -33,8 +43,8 @@ function logResponse(this: Response): void {
 
 /**
  * One structured line per request when it is over: request id, method, URL, status, duration
- * (`responseTime`, ms) and session id (null for the root instance). Health checks log at debug
- * (container health probes would flood the log), 5xx at error, the rest at info. Level and
+ * (`responseTime`, ms) and session id (null for the root instance). Health checks and the inspector's
+ * polling log at debug (container health probes and open tabs would flood the log), 5xx at error, the rest at info. Level and
  * format (JSON lines or pretty) come from the logger (`logLevel`, `logFormat`). Headers and
  * bodies are in the journal, not the log. Written on pino directly: a child logger per request
  * (what pino-http does) cost more than the rest of a list request's own work.

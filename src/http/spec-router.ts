@@ -69,22 +69,39 @@ function mediaTypeOf(request: Request): string | undefined {
 
 /**
  * The first non-empty value of the token headers, in the order the security requirement names
- * them. A token in any but the first (`x-api-token`) works, with a notice: every request example
- * and every client of the live service sends `x-access-token`.
+ * them. A token in any but the first (`x-access-token`) works, with a notice: the vendor's
+ * request examples send the first, its parameter tables name the others, and whether the live
+ * service accepts those is unconfirmed.
  */
 function tokenOf(request: Request, headerNames: string[], state: RequestState): string | undefined {
   for (const [index, name] of headerNames.entries()) {
     const value = firstHeader(request.headers[name]);
     if (value === undefined || value === '') continue;
+    if (BEARER.test(value)) throw bearerPrefix(name);
     if (index > 0) {
       addNotice(state, {
         location: `header.${name}`,
-        message: `the token was read from ${name}, a spelling of the documentation's parameter tables; every request example and client sends ${headerNames[0]}`,
+        message: `the token was read from ${name}: the vendor's parameter tables name this header, its request examples send ${headerNames[0]}; whether the live service accepts ${name} is unconfirmed, so send ${headerNames[0]}`,
       });
     }
     return value;
   }
   return undefined;
+}
+
+const BEARER = /^bearer\s/i;
+
+/**
+ * `x-access-token: Bearer <token>`: the vendor's header carries the token alone (it is not an
+ * Authorization header), and the live service would not know the prefixed value. A violation
+ * that says what to send.
+ */
+function bearerPrefix(headerName: string): ApiError {
+  return new ApiError(
+    'invalidToken',
+    `Invalid token: ${headerName} holds "Bearer <token>"; send the token alone, without the "Bearer " prefix`,
+    [{ location: `header.${headerName}`, message: 'must be the access token alone, without "Bearer "' }],
+  );
 }
 
 /** A path parameter that is not valid percent-encoding: the client's mistake, named. */

@@ -55,9 +55,13 @@ export const onUnauthorized = (listener: () => void): (() => void) => {
   return () => unauthorizedListeners.delete(listener);
 };
 
-/** Calls the admin API; JSON in and out; a refusal throws AdminError with its problems. */
-export async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * Calls the admin API; JSON in and out; a refusal throws AdminError with its problems. A `poll`
+ * (the live journal's repeated read) says so in `x-fake-inspector`, so the fake logs it at debug.
+ */
+export async function admin<T>(method: string, path: string, body?: unknown, poll = false): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
+  if (poll) headers['x-fake-inspector'] = 'poll';
   const token = getToken();
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';

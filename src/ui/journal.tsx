@@ -176,7 +176,7 @@ export function Journal() {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async () => {
       try {
-        const next = await admin<JournalPage>('GET', `/requests?${query}`);
+        const next = await admin<JournalPage>('GET', `/requests?${query}`, undefined, true);
         if (stopped) return;
         setPage(next);
         setError(undefined);

@@ -43,6 +43,19 @@ describe('in a browser: the inspector', SLOW, () => {
     await mock?.close();
   }, 60_000);
 
+  it("marks its live journal's polling reads, so the fake logs them at debug, not info", async () => {
+    const polls: Array<string | undefined> = [];
+    const listen = (request: import('playwright-core').Request) => {
+      if (new URL(request.url()).pathname === '/__admin/requests')
+        polls.push(request.headers()['x-fake-inspector']);
+    };
+    page.on('request', listen);
+    await page.goto(`${url}/__admin/ui`);
+    await poll(() => polls.length).toBeGreaterThanOrEqual(2);
+    page.off('request', listen);
+    expect(new Set(polls)).toEqual(new Set(['poll']));
+  });
+
   it('shows requests live as they arrive, newest first, each opening to its detail', async () => {
     await page.goto(`${url}/__admin/ui`);
     await poll(() => page.locator('.count').textContent()).toBe('0 requests');

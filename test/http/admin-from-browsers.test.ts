@@ -17,6 +17,8 @@ describe('/__admin and web pages', () => {
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ success: false, code: 0, status: 403 });
     expect(res.body.errors).toEqual([{ location: 'header.host', message: 'is not a host the fake serves' }]);
+    // A container user sets variables, not flags: the refusal names both.
+    expect(res.body.message).toContain('--admin-hosts or ADMIN_HOSTS');
     expect(JSON.stringify(res.body)).not.toContain('secret');
     expect((await server.http.get('/__admin/health').set('host', 'evil.example:4010')).status).toBe(200);
     // The vendor API answers every host, as the live service does behind its names.
@@ -44,6 +46,7 @@ describe('/__admin and web pages', () => {
     const res = await server.http.post('/__admin/reset').set('origin', 'https://evil.example');
     expect(res.status).toBe(403);
     expect(res.body.errors[0].location).toBe('header.origin');
+    expect(res.body.message).toContain('--admin-origins or ADMIN_ORIGINS');
     expect(server.mock.faults()).toHaveLength(1);
     const wipe = await server.http.put('/__admin/fixtures').set('origin', 'https://evil.example').send({});
     expect(wipe.status).toBe(403);

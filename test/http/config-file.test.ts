@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config.js';
+import { createMockServer, type MockServerOptions } from '../../src/index.js';
 import { runCli, spawnCli, waitForListening } from '../support/run-cli.js';
 
 /**
@@ -71,7 +72,11 @@ describe('the config file', () => {
   });
 
   it.each([
-    [{ maxResultPerPage: 5 }, /unknown option "maxResultPerPage"/],
+    [{ maxResultPerPage: 5 }, /unknown option "maxResultPerPage" \(did you mean "maxResultsPerPage"\?\)/],
+    [{ fixture: 'set.json' }, /unknown option "fixture" \(did you mean "fixtures"\?\)/],
+    [{ stateFiel: 'state.json' }, /unknown option "stateFiel" \(did you mean "stateFile"\?\)/],
+    [{ MAX_RESULT_PER_PAGE: 5 }, /did you mean "maxResultsPerPage"/],
+    [{ colour: 'blue' }, /unknown option "colour"; the options are listed by --help/],
     [{ MAX_RESULTS_PER_PAGE: 5 }, /did you mean "maxResultsPerPage"/],
     [{ maxResultsPerPage: 0 }, /maxResultsPerPage: invalid value 0/],
   ])('refuses %j with exit 2, naming the option', async (options, message) => {
@@ -112,4 +117,10 @@ describe('the config file', () => {
       expect(result.stderr).not.toMatch(/call stack/);
     },
   );
+
+  it('refuses a misspelt option given to createMockServer the same way, naming the nearest', async () => {
+    await expect(createMockServer({ maxResultPerPage: 5 } as unknown as MockServerOptions)).rejects.toThrow(
+      'unknown option "maxResultPerPage" (did you mean "maxResultsPerPage"?)',
+    );
+  });
 });

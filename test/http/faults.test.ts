@@ -42,6 +42,24 @@ describe('a fault with status and body', () => {
     expect(res.body).toMatchObject({ success: false, status: 500, code: 0, message: expect.any(String) });
     expect(res.body.apiRequestUid).toBe(res.headers['x-request-id']);
   });
+
+  it('without body honours errorSuccess as every other error does', async () => {
+    const server = await createTestServer({ errorSuccess: 'string' });
+    await addFault(server, { status: 503 });
+    const res = await server.http.get('/api/v2/documents');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      success: 'false',
+      message: 'Service Unavailable (injected fault)',
+      code: 0,
+      status: 503,
+      apiRequestUid: res.headers['x-request-id'],
+    });
+    // The same setting, changed at run time, applies to the next fault.
+    await server.http.put('/__admin/settings').send({ errorSuccess: 'boolean' }).expect(200);
+    await addFault(server, { status: 502 });
+    expect((await server.http.get('/api/v2/documents')).body.success).toBe(false);
+  });
 });
 
 describe('matching', () => {

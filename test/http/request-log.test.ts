@@ -69,4 +69,16 @@ describe('the request log', () => {
     );
     expect(health).toMatchObject({ level: 20, res: { statusCode: 200 } });
   });
+
+  it("logs the inspector's live-journal polling at debug, the same read without the mark at info", async () => {
+    const { lines, logger } = capture('debug');
+    const mock = await createMockServer({ fixtures: SMALL_SET, logger });
+    const http = supertest(mock.app);
+    await http.get('/__admin/requests?limit=50').set('x-fake-inspector', 'poll').expect(200);
+    await http.get('/__admin/requests?limit=20').expect(200);
+    const level = (url: string) =>
+      lines.find((l) => (l.req as { url?: string } | undefined)?.url === url)?.level;
+    expect(level('/__admin/requests?limit=50')).toBe(20);
+    expect(level('/__admin/requests?limit=20')).toBe(30);
+  });
 });

@@ -1,0 +1,176 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultApiKey } from '../../src/index.js';
+import { requestToken } from '../support/request-token.js';
+import { waitForListening } from '../support/run-cli.js';
+
+/**
+ * The package as a newcomer meets it: packed, installed from the tarball into a scratch project
+ * with the newest `testcontainers` its peer range allows, then used as advertised: the
+ * `passportal-docs-fake` command through npx (it must be an executable a shell runs with Node,
+ * answer within a bound and start a fake that hands out tokens), and the Testcontainers module
+ * imported and constructed on the Node this suite runs on (20.19+ included).
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+  peerDependencies: Record<string, string>;
+};
+let dir: string;
+const started: ChildProcess[] = [];
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/**
+ * Runs a command in its own process group and kills the whole group after `timeoutMs`: a command
+ * that respawns itself must fail the test, not hang it or leave processes behind.
+ */
+function runBounded(command: string, args: string[], timeoutMs: number, cwd = dir): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+  });
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fake-installed-'));
+  const pack = await runBounded(
+    'npm',
+    ['pack', '--pack-destination', dir, '--ignore-scripts'],
+    120_000,
+    ROOT,
+  );
+  expect(pack.code, pack.stderr).toBe(0);
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  expect(tarball).toBeDefined();
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'newcomer', private: true, type: 'module' }),
+  );
+  const range = pkg.peerDependencies.testcontainers;
+  const install = await runBounded(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      join(dir, tarball ?? ''),
+      `testcontainers@${range}`,
+    ],
+    280_000,
+  );
+  expect(install.code, install.stderr).toBe(0);
+}, 300_000);
+
+afterAll(() => {
+  for (const child of started) killGroup(child);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+describe('the installed passportal-docs-fake command', () => {
+  it('is a Node executable: its first line is the shebang, and its header holds nothing a shell runs', () => {
+    const bin = Object.values(pkg.bin)[0] ?? '';
+    const text = readFileSync(join(dir, 'node_modules/passportal-docs-fake', bin), 'utf8');
+    expect(text.split('\n')[0]).toBe('#!/usr/bin/env node');
+    const header = text.slice(0, text.indexOf('\nimport '));
+    expect(header).not.toMatch(/[`$]/);
+  });
+
+  it('prints its version through npx, within a bound', async () => {
+    const result = await runBounded('npx', ['passportal-docs-fake', '--version'], 30_000);
+    expect(result.timedOut).toBe(false);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(pkg.version);
+  }, 40_000);
+
+  it('prints its help through npx, within a bound', async () => {
+    const result = await runBounded('npx', ['passportal-docs-fake', '--help'], 30_000);
+    expect(result.timedOut).toBe(false);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: passportal-docs-fake \[options\]/);
+    expect(result.stdout).toContain('--state-file <value>');
+  }, 40_000);
+
+  it('starts a fake on a free port that issues a token for a default key', async () => {
+    const child = spawn('npx', ['passportal-docs-fake', '--port', '0', '--log-level', 'info'], {
+      cwd: dir,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.push(child);
+    const url = await waitForListening(child);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await requestToken(url, defaultApiKey(1));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { access_token: string }).access_token).toMatch(/\S{16,}/);
+    killGroup(child);
+  }, 60_000);
+});
+
+describe('the Testcontainers module with the newest testcontainers the peer range allows', () => {
+  it('installs a testcontainers whose engines accept this Node', () => {
+    const installed = JSON.parse(
+      readFileSync(join(dir, 'node_modules/testcontainers/package.json'), 'utf8'),
+    ) as { version: string; engines?: { node?: string } };
+    expect(Number(installed.version.split('.')[0])).toBeGreaterThanOrEqual(10);
+    // testcontainers 12 asks for Node 22.22 (its undici 8 for 22.19); the range stops before it.
+    expect(Number(installed.version.split('.')[0])).toBeLessThan(12);
+  });
+
+  it('imports (ESM and CommonJS) and constructs the container on this Node', async () => {
+    const probe = [
+      "import { createRequire } from 'node:module';",
+      "import { PassportalFakeContainer, PASSPORTAL_FAKE_PORT } from 'passportal-docs-fake/testcontainers';",
+      'const container = new PassportalFakeContainer().withOptions({ errorSuccess: "string" });',
+      "const cjs = createRequire(import.meta.url)('passportal-docs-fake/testcontainers');",
+      'const fromCjs = new cjs.PassportalFakeContainer();',
+      'console.log(JSON.stringify({ port: PASSPORTAL_FAKE_PORT, esm: container.constructor.name, cjs: fromCjs.constructor.name }));',
+    ].join('\n');
+    writeFileSync(join(dir, 'probe.mjs'), probe);
+    const result = await runBounded(process.execPath, ['probe.mjs'], 30_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      port: 4010,
+      esm: 'PassportalFakeContainer',
+      cjs: 'PassportalFakeContainer',
+    });
+  }, 40_000);
+});

@@ -11,6 +11,8 @@ import { OPTION_SPECS, type OptionSpec } from '../src/config.js';
 const IMAGE_DEFAULTS: Record<string, string> = {
   HOST: '`0.0.0.0`',
   FIXTURES: '`/fixtures` when mounted, else the bundled set',
+  HTTPS_PORT: '`4443`',
+  TLS_DIR: '`/tls` (a new CA per container unless mounted)',
 };
 
 function values(spec: OptionSpec): string {

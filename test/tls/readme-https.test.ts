@@ -39,7 +39,8 @@ describe("the README's HTTPS block", () => {
     // The block says `python3`: make it one that has requests (Debian's, where a pyenv hides it).
     const python = pythonWithRequests();
     if (python !== 'python3') symlinkSync(python, join(scratch, 'python3'));
-    const path = python === 'python3' ? process.env.PATH : `${scratch}:${process.env.PATH ?? dirname(python)}`;
+    const path =
+      python === 'python3' ? process.env.PATH : `${scratch}:${process.env.PATH ?? dirname(python)}`;
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
       cwd: scratch,
       env: { ...process.env, PATH: path, FAKE: fake.proxyUrl, NO_PROXY: '', no_proxy: '' },

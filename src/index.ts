@@ -7,7 +7,7 @@ import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { Dataset, FixtureSet } from './domain/types.js';
 import { ApiError, toErrorBody } from './errors.js';
-import { createInstance, type Instance } from './harness/instance.js';
+import { createInstance, type Instance, serverMemory } from './harness/instance.js';
 import {
   type ControlChecks,
   controlsOf,
@@ -19,6 +19,7 @@ import { StateFile, saveAfterChanges } from './harness/state-file.js';
 import { createApp } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { createLogger } from './logger.js';
+import { MemoryBudget } from './memory-budget.js';
 
 export {
   type AdminClient,
@@ -68,6 +69,8 @@ export interface MockServer extends InstanceControls {
   readonly options: Options;
   /** The root instance (state, tokens, clock, settings, journal, faults). */
   readonly root: Instance;
+  /** What clients make the server hold, per kind (as `GET /__admin/health` reports it). */
+  readonly memory: MemoryBudget;
   /** The server's sessions (also reachable through /__admin/sessions). */
   readonly sessions: SessionRegistry;
   readonly logger: Logger;
@@ -114,19 +117,29 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const spec: LoadedSpec = loadSpec(specPath);
   const { dataset, source } = await loadDataset(options, fixtures);
   const settings = pickSettings(options);
-  const root = createInstance(undefined, dataset, options, settings);
+  // One budget for everything clients make this server hold, root and sessions alike.
+  const memory = serverMemory(new MemoryBudget(options));
+  const root = createInstance(undefined, dataset, options, settings, memory);
   const sessions = new SessionRegistry({
     maxSessions: options.maxSessions,
     idleSeconds: options.sessionIdleSeconds,
     // Sessions start from the configured settings, whatever the root's were changed to since.
-    createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings),
-    maxFixturesBytes: options.sessionFixturesBytes,
+    createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings, memory),
   });
   const validators = createOperationValidators(spec.document);
   const checks: ControlChecks = {
     faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
   };
-  const expressApp = createApp({ options, spec, root, sessions, logger, validators, fixtureSource: source });
+  const expressApp = createApp({
+    options,
+    spec,
+    root,
+    sessions,
+    logger,
+    validators,
+    fixtureSource: source,
+    memory: memory.budget,
+  });
   // With a state file: the root's state read back from it (or written first), then saved after
   // every change before it is acknowledged. Without one, requests take no extra step.
   let app: RequestListener = expressApp;
@@ -150,6 +163,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     app,
     options,
     root,
+    memory: memory.budget,
     sessions,
     logger,
     fixtureSource: source,
@@ -183,7 +197,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     },
     async session(fixtures) {
       sessions.assertRoom();
-      const created = sessions.create(await sessionDataset(fixtures, () => root.fake.resetPoint()));
+      const created = sessions.create(
+        await sessionDataset(fixtures, () => root.fake.resetPoint()),
+        fixtures !== undefined,
+      );
       const path = sessionPath(created.id);
       return {
         ...controlsOf(created.instance, checks),

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Notice, Violation } from '../errors.js';
+import type { MemoryBudget } from '../memory-budget.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
 
 /**
@@ -183,6 +184,40 @@ function entryWeight(record: JournalRecord): number {
   );
 }
 
+/**
+ * The journals of one server (root and sessions) within the `journals` share of its memory
+ * budget: past it, the largest journal drops its oldest entries first, so a noisy session pays
+ * for its own traffic before a quiet one loses anything.
+ */
+export class JournalPool {
+  readonly budget: MemoryBudget;
+  readonly #journals = new Set<Journal>();
+
+  constructor(budget: MemoryBudget) {
+    this.budget = budget;
+  }
+
+  join(journal: Journal): void {
+    this.#journals.add(journal);
+  }
+
+  leave(journal: Journal): void {
+    this.#journals.delete(journal);
+  }
+
+  /** Drops oldest entries, largest journal first, until the journals fit the budget again. */
+  trim(): void {
+    while (this.budget.excess('journals') > 0) {
+      let largest: Journal | undefined;
+      for (const j of this.#journals) {
+        if (j.size > 1 && (largest === undefined || j.bytes > largest.bytes)) largest = j;
+      }
+      if (!largest) return;
+      largest.dropOldest();
+    }
+  }
+}
+
 export class Journal {
   readonly limits: JournalLimits;
   readonly #entries: BoundedList<JournalEntry>;
@@ -194,9 +229,12 @@ export class Journal {
   readonly #pending = new Set<Promise<unknown>>();
   #nextId = 1;
   #bytes = 0;
+  readonly #pool: JournalPool | undefined;
 
-  constructor(limits: JournalLimits) {
+  constructor(limits: JournalLimits, pool?: JournalPool) {
     this.limits = limits;
+    this.#pool = pool;
+    pool?.join(this);
     this.#entries = new BoundedList(limits.entries);
     this.#violating = new BoundedList(limits.entries);
     this.#noticed = new BoundedList(limits.entries);
@@ -206,15 +244,26 @@ export class Journal {
     const entry: JournalEntry = Object.assign(record, { id: this.#nextId++, weight: entryWeight(record) });
     this.#byId.set(entry.id, entry);
     this.#bytes += entry.weight;
+    this.#pool?.budget.add('journals', entry.weight);
     const dropped = this.#entries.push(entry);
     if (dropped) this.#drop(dropped);
-    while (this.#bytes > this.limits.bytes && this.#entries.size > 1) {
-      const oldest = this.#entries.shift();
-      if (oldest) this.#drop(oldest);
-    }
+    while (this.#bytes > this.limits.bytes && this.#entries.size > 1) this.dropOldest();
+    this.#pool?.trim();
     if (entry.violations.length > 0) this.#violating.push(entry);
     if (entry.notices.length > 0) this.#noticed.push(entry);
     return entry;
+  }
+
+  /** Drops the oldest entry (the memory budget's call too). */
+  dropOldest(): void {
+    const oldest = this.#entries.shift();
+    if (oldest) this.#drop(oldest);
+  }
+
+  /** Empties the journal and leaves the pool (the instance is going away). */
+  dispose(): void {
+    this.clear();
+    this.#pool?.leave(this);
   }
 
   /**
@@ -224,6 +273,7 @@ export class Journal {
   #drop(entry: JournalEntry): void {
     this.#byId.delete(entry.id);
     this.#bytes -= entry.weight;
+    this.#pool?.budget.release('journals', entry.weight);
     if (entry.violations.length > 0 || entry.notices.length > 0) {
       if (entry.body) entry.body = slimBody(entry.body);
       if (entry.response) entry.response = slimBody(entry.response);
@@ -294,6 +344,7 @@ export class Journal {
     this.#violating.clear();
     this.#noticed.clear();
     this.#byId.clear();
+    this.#pool?.budget.release('journals', this.#bytes);
     this.#bytes = 0;
   }
 

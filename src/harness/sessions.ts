@@ -13,8 +13,6 @@ import type { Instance } from './instance.js';
 export interface Session {
   id: string;
   instance: Instance;
-  /** The size of the fixture set it was created from, as sent (0 when it shares the root's). */
-  fixturesBytes: number;
   /** False: never removed for being idle. */
   expires: boolean;
   /** Milliseconds since the Unix epoch. */
@@ -24,8 +22,6 @@ export interface Session {
 
 export interface SessionRegistryOptions {
   maxSessions: number;
-  /** Most bytes of fixture sets the live sessions may hold together. */
-  maxFixturesBytes?: number;
   idleSeconds: number;
   /** Builds the instance of a new session. */
   createInstance: (id: string, dataset: Dataset) => Instance;
@@ -47,37 +43,38 @@ export class SessionRegistry {
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * Throws `tooManySessions` when no session (holding a fixture set of `fixturesBytes`) can be
-   * added. Cheap; call before building a dataset.
-   */
-  assertRoom(fixturesBytes = 0): void {
+  /** Throws `tooManySessions` when no session can be added. Cheap; call before building a dataset. */
+  assertRoom(): void {
     if (this.#sessions.size >= this.#options.maxSessions) {
       throw new ApiError(
         'tooManySessions',
         `too many sessions: at most ${this.#options.maxSessions} at once (delete one, or raise maxSessions)`,
       );
     }
-    const budget = this.#options.maxFixturesBytes ?? Number.POSITIVE_INFINITY;
-    let held = 0;
-    for (const s of this.#sessions.values()) held += s.fixturesBytes;
-    if (fixturesBytes > 0 && held + fixturesBytes > budget) {
-      throw new ApiError(
-        'tooManySessions',
-        `too many sessions: their fixture sets would hold ${held + fixturesBytes} bytes, over sessionFixturesBytes (${budget}); delete sessions, share the root's fixtures, or raise the setting`,
-      );
-    }
   }
 
-  create(dataset: Dataset, fixturesBytes = 0, expires = true): Session {
-    this.assertRoom(fixturesBytes);
+  /**
+   * A new session over `dataset`. With `ownFixtures` (a set of its own, not the root's shared
+   * one), the set as built is counted against the memory budget for as long as the session
+   * lives: `memoryBudget` is thrown, and no session made, when it does not fit.
+   */
+  create(dataset: Dataset, ownFixtures = false, expires = true): Session {
+    this.assertRoom();
     let id = newId();
     while (this.#sessions.has(id)) id = newId();
     const now = this.#now();
+    const instance = this.#options.createInstance(id, dataset);
+    if (ownFixtures) {
+      try {
+        instance.holdFixtures(dataset);
+      } catch (error) {
+        instance.dispose();
+        throw error;
+      }
+    }
     const session: Session = {
       id,
-      instance: this.#options.createInstance(id, dataset),
-      fixturesBytes,
+      instance,
       expires,
       createdAt: now,
       lastUsedAt: now,
@@ -96,6 +93,7 @@ export class SessionRegistry {
   }
 
   delete(id: string): boolean {
+    this.#sessions.get(id)?.instance.dispose();
     const deleted = this.#sessions.delete(id);
     if (this.#sessions.size === 0) this.stop();
     return deleted;
@@ -115,6 +113,7 @@ export class SessionRegistry {
     const removed: string[] = [];
     for (const [id, session] of this.#sessions) {
       if (session.expires && session.lastUsedAt <= cutoff) {
+        session.instance.dispose();
         this.#sessions.delete(id);
         removed.push(id);
       }

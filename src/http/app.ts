@@ -16,6 +16,7 @@ import { createSpecFallback } from '../contract/spec-fallback.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/response-checks.js';
+import type { MemoryBudget } from '../memory-budget.js';
 import { type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import { createErrorHandler, toApiError } from './error-handler.js';
 import { createFrontPages } from './front-pages.js';
@@ -38,6 +39,8 @@ export interface AppContext {
   validators: OperationValidators;
   /** Where the root's fixtures came from (a path, `inline`, `default`), named on the landing page. */
   fixtureSource?: string;
+  /** The server's memory budget: bodies in flight are counted in it, health reports it. */
+  memory?: MemoryBudget;
 }
 
 const ADMIN_TAG = 'admin';
@@ -210,7 +213,7 @@ export function createApp(context: AppContext): Express {
       body: spec.document,
       json: { text: spec.json, bytes: Buffer.byteLength(spec.json) },
     }),
-    ...createAdminHandlers({ root, sessions }),
+    ...createAdminHandlers({ root, sessions, memory: context.memory }),
   };
   const router = (tagged: boolean) =>
     createSpecRouter({
@@ -225,6 +228,7 @@ export function createApp(context: AppContext): Express {
     adminRouter: router(true),
     apiRouter: router(false),
     checks: new ResponseChecks(spec.document, logger),
+    memory: context.memory,
   });
 
   // One application-level middleware for everything before the error handlers; a silent logger

@@ -47,7 +47,13 @@ function queryLengthGuard(maxQueryLength: number): RequestHandler {
  * with 429 `memoryBudget` and `Retry-After`, before a byte of it is read. Answers whether the
  * request may go on.
  */
-function holdBody(memory: MemoryBudget, limit: number, req: Request, res: Response, next: NextFunction): boolean {
+function holdBody(
+  memory: MemoryBudget,
+  limit: number,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): boolean {
   const { headers } = req;
   const declared = Number(headers['content-length']);
   const encoding = headers['content-encoding']?.trim().toLowerCase() ?? 'identity';

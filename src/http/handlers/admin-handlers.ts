@@ -1,11 +1,11 @@
 import type { HandlerTable, OperationContext } from '../../contract/operation-handler.js';
 import type { Dataset } from '../../domain/types.js';
 import { ApiError } from '../../errors.js';
-import type { MemoryBudget } from '../../memory-budget.js';
 import type { FaultInput } from '../../harness/faults.js';
 import { datasetFromInput } from '../../harness/fixture-input.js';
 import type { Instance } from '../../harness/instance.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
+import type { MemoryBudget } from '../../memory-budget.js';
 
 /** Entries in one page of `GET /__admin/requests` when `limit` is not given. */
 const DEFAULT_REQUESTS_PAGE = 100;

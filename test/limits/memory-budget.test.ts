@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { Journal, JournalPool, type JournalRecord } from '../../src/harness/journal.js';
 import { jsonBytes, MemoryBudget } from '../../src/memory-budget.js';
 import { createTestServer, readSmallSet, type TestServer } from '../support/test-server.js';
 
@@ -150,6 +151,42 @@ describe('the memory budget', () => {
     // Deleting a session gives its journal's bytes back.
     for (const id of noisy) await server.http.delete(`/__admin/sessions/${id}`);
     expect((await memoryOf(server)).kinds.journals.used).toBeLessThan(2_000);
+  });
+
+  it('counts the findings a journal keeps after dropping their entries, so headers of violating requests stay bounded too', () => {
+    const budget = new MemoryBudget({ memoryBudget: 1_000_000, sessionFixturesBytes: 1_000_000 });
+    const pool = new JournalPool(budget);
+    const journal = new Journal({ entries: 1000, bytes: 100_000, bodyBytes: 1000 }, pool);
+    const record = (i: number): JournalRecord => ({
+      arrivedAt: Date.now(),
+      method: 'GET',
+      path: `/api/v2/nowhere/${i}`,
+      search: '',
+      headers: { 'x-filler': 'h'.repeat(4000) },
+      body: undefined,
+      status: 404,
+      durationMs: 1,
+      response: undefined,
+      operationId: undefined,
+      fault: undefined,
+      outcome: 'completed',
+      violations: [{ location: 'path', message: 'Route not found' }],
+      notices: [{ location: 'path', message: 'a notice too' }],
+    });
+    for (let i = 0; i < 500; i++) journal.record(record(i));
+    // 500 violating requests with 4 KB of headers each: 2 MB if every finding were kept.
+    const held = new Set(
+      [...journal.violations(), ...journal.notices(), ...journal.list()].map((e) => e.path),
+    );
+    expect(held.size * 4000).toBeLessThanOrEqual(100_000);
+    expect(held.size).toBeGreaterThan(10);
+    expect(journal.bytes).toBeLessThanOrEqual(100_000);
+    expect(budget.used('journals')).toBe(journal.bytes);
+    // The newest is always there, in the journal and as a finding.
+    expect(journal.list().at(-1)?.path).toBe('/api/v2/nowhere/499');
+    expect(journal.violations().at(-1)?.path).toBe('/api/v2/nowhere/499');
+    journal.dispose();
+    expect(budget.used('journals')).toBe(0);
   });
 
   it('counts a session fixture set as built, gzipped or sent by PUT, and gives it back when the session goes', async () => {

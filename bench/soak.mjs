@@ -5,7 +5,8 @@
  * The load, from a few concurrent loops on loopback only: lists with ever-new filters
  * (`clientId`, `type`, `searchTxt`), reads, creates, half-megabyte bodies of `[{},{},...]` to
  * any path, malformed JSON, over-long queries, and sessions created with their own fixtures and
- * deleted. Every loop stops at the deadline; the fake is stopped at the end.
+ * deleted. Every loop stops at the deadline; the fake is stopped at the end. The memory budget's
+ * usage per kind (`GET /__admin/health`) is sampled with the RSS and reported: limit, peak, end.
  *   node bench/soak.mjs [seconds=60]          (after `npm run build`; also run by `npm run bench`)
  */
 import { spawn } from 'node:child_process';
@@ -31,6 +32,30 @@ async function rssOf(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb * 1024;
+}
+
+/** The memory budget's usage per kind, from the root's health call (undefined if it fails). */
+async function budgetsOf(base) {
+  const res = await fetch(`${base}/__admin/health`).catch(() => undefined);
+  const body = res ? await res.json().catch(() => undefined) : undefined;
+  return body?.memory;
+}
+
+/** Per budget (the whole and each kind): its limit, the option setting it, peak and end usage. */
+function budgetSummary(samples, end) {
+  const names = ['total', ...Object.keys(end?.kinds ?? {})];
+  const usage = (m, name) => (name === 'total' ? m?.total : m?.kinds?.[name]);
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      {
+        limit: usage(end, name)?.limit,
+        option: usage(end, name)?.option,
+        peak: Math.max(0, ...samples.map((m) => usage(m, name)?.used ?? 0)),
+        end: usage(end, name)?.used,
+      },
+    ]),
+  );
 }
 
 const mean = (values) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
@@ -122,11 +147,13 @@ export async function soak(seconds = 60, log = () => {}) {
       },
     ];
     const samples = [];
+    const budgetSamples = [];
     const sampler = setInterval(() => {
       void rssOf(child.pid).then(
         (rss) => samples.push(rss),
         () => undefined,
       );
+      void budgetsOf(base).then((m) => m && budgetSamples.push(m));
     }, 1000);
     const startRss = await rssOf(child.pid);
     await Promise.all(
@@ -136,6 +163,7 @@ export async function soak(seconds = 60, log = () => {}) {
     );
     clearInterval(sampler);
     const endRss = await rssOf(child.pid);
+    const endBudgets = await budgetsOf(base);
     const quarter = Math.max(1, Math.floor(samples.length / 4));
     const early = mean(samples.slice(quarter, 2 * quarter));
     const late = mean(samples.slice(-quarter));
@@ -150,6 +178,8 @@ export async function soak(seconds = 60, log = () => {}) {
       samplesRss: samples,
       lateGrowth: growth,
       plateau: growth < 0.1,
+      heapLimit: endBudgets?.heapLimit,
+      budgets: budgetSummary(budgetSamples, endBudgets),
     };
   } finally {
     child.kill('SIGTERM');
@@ -164,4 +194,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     `RSS start ${mb(result.startRss)}, peak ${mb(result.peakRss)}, end ${mb(result.endRss)}; ` +
       `last quarter vs second quarter ${(result.lateGrowth * 100).toFixed(1)}%: ${result.plateau ? 'plateau' : 'still growing'}`,
   );
+  for (const [name, b] of Object.entries(result.budgets)) {
+    console.log(
+      `budget ${name} (${b.option}): limit ${mb(b.limit ?? 0)}, peak ${mb(b.peak)}, end ${mb(b.end ?? 0)}`,
+    );
+  }
 }

@@ -90,8 +90,14 @@ export interface Options {
   sessionIdleSeconds: number;
   /** Most sessions at once; one more gets 429. */
   maxSessions: number;
-  /** Most bytes of fixture sets (as sent) the live sessions may hold together; one more gets 429. */
+  /** Most bytes of fixture sets (as built) loaded through the admin API (sessions' own, loads) held together; one more gets 429. */
   sessionFixturesBytes: number;
+  /**
+   * Bytes of client-made data the whole process may hold (stored documents, every journal,
+   * fixture sets loaded through the admin API, request bodies in flight), each kind within a
+   * share of it (src/memory-budget.ts); 0: a fifth of the heap limit.
+   */
+  memoryBudget: number;
   /** Validate every outgoing response against the spec, log and journal violations. */
   validateResponses: boolean;
   /**
@@ -437,7 +443,17 @@ export const OPTION_SPECS: OptionSpec[] = [
     env: 'SESSION_FIXTURES_BYTES',
     kind: int(0, 17_179_869_184),
     default: 268_435_456,
-    description: 'bytes of fixture sets the live sessions may hold together (429 above)',
+    description:
+      'bytes of fixture sets loaded through the admin API (sessions, loads) held together, as built (429 above)',
+  },
+  {
+    key: 'memoryBudget',
+    flag: '--memory-budget',
+    env: 'MEMORY_BUDGET',
+    kind: int(0, 1_099_511_627_776),
+    default: 0,
+    description:
+      'bytes of client-made data the process may hold: documents, journals, fixture sets, bodies in flight (0: a fifth of the heap limit; 429 above)',
   },
   {
     key: 'validateResponses',

@@ -169,6 +169,13 @@ export const ERROR_KINDS = {
     message: 'expectation failed',
     meaning: 'an Expect header other than 100-continue',
   },
+  memoryBudget: {
+    status: 429,
+    code: 0,
+    message: 'memory budget reached',
+    meaning:
+      'the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget or its share; the message names the option',
+  },
   tooManySessions: { status: 429, code: 0, message: 'too many sessions', meaning: 'session cap reached' },
   headersTooLarge: {
     status: 431,

@@ -8,7 +8,7 @@ import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 import { ApiError, toErrorBody } from './errors.js';
-import { createInstance, type Instance } from './harness/instance.js';
+import { createInstance, type Instance, serverMemory } from './harness/instance.js';
 import {
   type ControlChecks,
   controlsOf,
@@ -22,6 +22,7 @@ import { answerClientError, answerConnect, answerExpectation } from './http/clie
 import { guardConnections } from './http/connection-guard.js';
 import { createForwardProxy } from './http/forward-proxy.js';
 import { createLogger } from './logger.js';
+import { MemoryBudget } from './memory-budget.js';
 import { ServerCertificates } from './tls/server-certificates.js';
 import { parseTlsHosts } from './tls/tls-hosts.js';
 
@@ -87,6 +88,8 @@ export interface MockServer extends InstanceControls {
   readonly options: Options;
   /** The root instance (state, tokens, clock, settings, journal, faults). */
   readonly root: Instance;
+  /** What clients make the server hold, per kind (as `GET /__admin/health` reports it). */
+  readonly memory: MemoryBudget;
   /** The server's sessions (also reachable through /__admin/sessions). */
   readonly sessions: SessionRegistry;
   readonly logger: Logger;
@@ -141,13 +144,14 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const spec: LoadedSpec = loadSpec(specPath);
   const { dataset, source } = await loadDataset(options, fixtures);
   const settings = pickSettings(options);
-  const root = createInstance(undefined, dataset, options, settings);
+  // One budget for everything clients make this server hold, root and sessions alike.
+  const memory = serverMemory(new MemoryBudget(options));
+  const root = createInstance(undefined, dataset, options, settings, memory);
   const sessions = new SessionRegistry({
     maxSessions: options.maxSessions,
     idleSeconds: options.sessionIdleSeconds,
     // Sessions start from the configured settings, whatever the root's were changed to since.
-    createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings),
-    maxFixturesBytes: options.sessionFixturesBytes,
+    createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings, memory),
   });
   const validators = createOperationValidators(spec.document);
   const checks: ControlChecks = {
@@ -166,6 +170,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     validators,
     fixtureSource: source,
     tlsCaPem: certificates?.ca.certPem,
+    memory: memory.budget,
   });
   // With a state file: the root's state read back from it (or written first), then saved after
   // every change before it is acknowledged. Without one, requests take no extra step.
@@ -248,6 +253,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     app,
     options,
     root,
+    memory: memory.budget,
     sessions,
     logger,
     fixtureSource: source,
@@ -290,6 +296,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     async session(fixtures, creation = {}) {
       sessions.assertRoom();
       const created = sessions.create(await sessionDataset(fixtures, () => root.fake.resetPoint()), {
+        ownFixtures: fixtures !== undefined,
         expires: creation.expires,
         ownKeys: creation.keys === 'own',
       });

@@ -181,6 +181,12 @@ export function formatReport(report) {
       `soak, ${k.seconds} s of mixed load (${num(k.requests)} requests): RSS start / peak / end`,
       `${fmt(k.startRss / MB, 'MB')} / ${fmt(k.peakRss / MB, 'MB')} / ${fmt(k.endRss / MB, 'MB')}`,
     );
+    for (const [name, b] of Object.entries(k.budgets ?? {})) {
+      row(
+        `soak: memory budget ${name} (${b.option}): peak / end of limit`,
+        `${fmt(b.peak / MB, 'MB')} / ${fmt((b.end ?? 0) / MB, 'MB')} of ${fmt((b.limit ?? 0) / MB, 'MB')}`,
+      );
+    }
   }
   const r = report.startupRatios;
   if (r) {

@@ -9,6 +9,7 @@
  */
 import type { Settings } from '../config.js';
 import { ApiError, type Notice } from '../errors.js';
+import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
 import { type BatchMode, planBatch } from './batch-update.js';
 import { Clock } from './clock.js';
 import { buildDetails, isPlainObject, quoteKeys, readShapedNotice } from './details-patch.js';
@@ -107,10 +108,16 @@ export class Fake {
   #loaded: Loaded;
   #store: DocumentStore;
   readonly #tokens = new TokenStore();
+  /** Counts the documents written since the reset point (`documents` of the server's budget). */
+  readonly #budget: MemoryBudget | undefined;
+  /** The size (JSON bytes) of each document written since the reset point, by id. */
+  #written = new Map<number, number>();
+  #writtenBytes = 0;
 
-  constructor(dataset: Dataset, settings: Settings, clock: Clock = new Clock()) {
+  constructor(dataset: Dataset, settings: Settings, clock: Clock = new Clock(), budget?: MemoryBudget) {
     this.settings = { ...settings };
     this.clock = clock;
+    this.#budget = budget;
     this.#loaded = prepare(dataset);
     this.#store = new DocumentStore(this.#loaded.base);
   }
@@ -212,7 +219,9 @@ export class Fake {
     }
     const first = outcome.problems[0];
     if (first) throw new ApiError('invalidBody', `${first.location}: ${first.message}`, outcome.problems);
-    this.#store.put({ ...doc, details: outcome.details, last_modified: this.#nowIso() });
+    const next = { ...doc, details: outcome.details, last_modified: this.#nowIso() };
+    this.#count([next], true);
+    this.#store.put(next);
     const notice = readShapedNotice(outcome.readShapedKeys, 'body');
     return notice ? [notice] : [];
   }
@@ -240,6 +249,7 @@ export class Fake {
       body,
       mode,
     );
+    this.#count(plan.writes, true);
     this.#store.putMany(plan.writes);
     return { created: plan.created, updated: plan.updated, notices: plan.notices };
   }
@@ -256,6 +266,7 @@ export class Fake {
    * Settings stay.
    */
   reset(): void {
+    this.#forgetWritten();
     this.#store = new DocumentStore(this.#loaded.base);
     this.clock.reset();
   }
@@ -263,6 +274,7 @@ export class Fake {
   /** Replaces the whole state with `dataset` and makes it the new reset point. */
   load(dataset: Dataset): void {
     const loaded = prepare(dataset);
+    this.#forgetWritten();
     this.#loaded = loaded;
     this.#store = new DocumentStore(loaded.base);
     this.#tokens.clear();
@@ -312,6 +324,8 @@ export class Fake {
   /** Back to a state `persistentState()` described: `changed` are validated documents of `resetPoint`'s catalogue. */
   restoreState(state: Omit<PersistentState, 'loaded'>): void {
     this.load(state.resetPoint);
+    // Restored at start: counted, never refused (it was acknowledged before).
+    this.#count(state.changed, false);
     this.#store.putMany(state.changed);
     this.#tokens.replace(state.tokens);
     this.clock.advance(state.clockOffsetSeconds);
@@ -320,6 +334,43 @@ export class Fake {
 
   documentCount(): number {
     return this.#store.count();
+  }
+
+  /** Bytes (as JSON) of the documents written since the reset point. */
+  writtenBytes(): number {
+    return this.#writtenBytes;
+  }
+
+  /** Gives the written documents' bytes back to the budget (the instance is going away). */
+  dispose(): void {
+    this.#forgetWritten();
+  }
+
+  /**
+   * Counts documents about to be stored against the budget, each replacing the one with its id:
+   * with `refuse`, throws `memoryBudget` (nothing counted, nothing stored) when they do not fit.
+   */
+  #count(docs: readonly Document[], refuse: boolean): void {
+    const sizes = new Map<number, number>();
+    let delta = 0;
+    for (const doc of docs) {
+      const size = jsonBytes(doc);
+      const before = sizes.get(doc.id) ?? this.#written.get(doc.id) ?? 0;
+      sizes.set(doc.id, size);
+      delta += size - before;
+    }
+    if (this.#budget) {
+      if (refuse && delta > 0) this.#budget.reserve('documents', delta);
+      else this.#budget.add('documents', delta);
+    }
+    for (const [id, size] of sizes) this.#written.set(id, size);
+    this.#writtenBytes += delta;
+  }
+
+  #forgetWritten(): void {
+    this.#budget?.release('documents', this.#writtenBytes);
+    this.#written = new Map();
+    this.#writtenBytes = 0;
   }
 
   #visible(p: Principal, documentId: string): Document {

@@ -2,9 +2,20 @@ import type { Options, Settings } from '../config.js';
 import { RecentJsonTexts } from '../contract/json-text.js';
 import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
+import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
 import { FaultList } from './faults.js';
-import { Journal, type JournalLimits } from './journal.js';
+import { Journal, type JournalLimits, JournalPool } from './journal.js';
 import type { OwnKeys } from './own-keys.js';
+
+/** What the instances of one server share: its memory budget, and the pool of their journals. */
+export interface ServerMemory {
+  budget: MemoryBudget;
+  journals: JournalPool;
+}
+
+export function serverMemory(budget: MemoryBudget): ServerMemory {
+  return { budget, journals: new JournalPool(budget) };
+}
 
 /**
  * One whole fake as the HTTP layer sees it: the root instance, or one per session. Everything a
@@ -29,11 +40,44 @@ export class Instance {
    */
   ownKeys: OwnKeys | undefined = undefined;
 
-  constructor(id: string | undefined, fake: Fake, journal: JournalLimits) {
+  readonly #memory: ServerMemory | undefined;
+  /** Bytes (as JSON) of the fixture set this instance holds of its own (`fixtures` of the budget). */
+  #fixturesBytes = 0;
+
+  constructor(id: string | undefined, fake: Fake, journal: JournalLimits, memory?: ServerMemory) {
     this.id = id;
     this.fake = fake;
-    this.journal = new Journal(journal);
+    this.#memory = memory;
+    this.journal = new Journal(journal, memory?.journals);
     this.faults = new FaultList();
+  }
+
+  /**
+   * Counts `dataset` as this instance's own fixture set, in place of the one it held: throws
+   * `memoryBudget` (nothing changed) when it does not fit. Call before `load`.
+   */
+  holdFixtures(dataset: Dataset): void {
+    const bytes = jsonBytes(dataset);
+    const budget = this.#memory?.budget;
+    if (budget) {
+      const delta = bytes - this.#fixturesBytes;
+      if (delta > 0) budget.reserve('fixtures', delta);
+      else budget.release('fixtures', -delta);
+    }
+    this.#fixturesBytes = bytes;
+  }
+
+  get fixturesBytes(): number {
+    return this.#fixturesBytes;
+  }
+
+  /** Gives everything it holds back to the budget (the session is deleted or reaped). */
+  dispose(): void {
+    this.#memory?.budget.release('fixtures', this.#fixturesBytes);
+    this.#fixturesBytes = 0;
+    this.fake.dispose();
+    this.journal.dispose();
+    this.faults.clear();
   }
 
   /** Back to the reset point: state, tokens and clock (the Fake), journal and faults. Settings stay. */
@@ -45,9 +89,11 @@ export class Instance {
 
   /**
    * Replaces the state with a validated dataset, which becomes the reset point (with the
-   * session's own keys in place of the dataset's, when it has them); then as `reset`.
+   * session's own keys in place of the dataset's, when it has them); then as `reset`. The set is
+   * counted as the instance's own (`memoryBudget` thrown, nothing changed, when it does not fit).
    */
   load(dataset: Dataset): void {
+    this.holdFixtures(dataset);
     this.fake.load(this.ownKeys ? this.ownKeys.apply(dataset) : dataset);
     this.journal.clear();
     this.faults.clear();
@@ -60,8 +106,14 @@ export function createInstance(
   dataset: Dataset,
   options: Pick<Options, 'journalLimit' | 'journalBytes' | 'journalBodyBytes'>,
   settings: Settings,
+  memory?: ServerMemory,
 ): Instance {
-  return new Instance(id, new Fake(dataset, settings), journalLimitsOf(options));
+  return new Instance(
+    id,
+    new Fake(dataset, settings, undefined, memory?.budget),
+    journalLimitsOf(options),
+    memory,
+  );
 }
 
 /** The journal's bounds from the server's options. */

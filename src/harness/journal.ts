@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Notice, Violation } from '../errors.js';
+import type { MemoryBudget } from '../memory-budget.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
 
 /**
@@ -201,6 +202,39 @@ function entryWeight(record: JournalRecord): number {
   );
 }
 
+/**
+ * The journals of one server (root and sessions) within the `journals` share of its memory
+ * budget: past it, the largest journal drops its oldest entries first, so a noisy session pays
+ * for its own traffic before a quiet one loses anything.
+ */
+export class JournalPool {
+  readonly budget: MemoryBudget;
+  readonly #journals = new Set<Journal>();
+
+  constructor(budget: MemoryBudget) {
+    this.budget = budget;
+  }
+
+  join(journal: Journal): void {
+    this.#journals.add(journal);
+  }
+
+  leave(journal: Journal): void {
+    this.#journals.delete(journal);
+  }
+
+  /** Drops oldest entries, largest journal first, until the journals fit the budget again. */
+  trim(): void {
+    while (this.budget.excess('journals') > 0) {
+      let largest: Journal | undefined;
+      for (const j of this.#journals) {
+        if (j.canDrop && (largest === undefined || j.bytes > largest.bytes)) largest = j;
+      }
+      if (!largest?.dropOldest()) return;
+    }
+  }
+}
+
 export class Journal {
   readonly limits: JournalLimits;
   readonly #entries: BoundedList<JournalEntry>;
@@ -210,11 +244,22 @@ export class Journal {
   /** The entries with notices, kept apart for the same reason. */
   readonly #noticed: BoundedList<JournalEntry>;
   readonly #pending = new Set<Promise<unknown>>();
+  /**
+   * Entries dropped from the journal but still listed as findings, with how many of the two
+   * findings lists still hold each: their summaries and headers stay counted in `#bytes` until
+   * the last list lets go of them.
+   */
+  readonly #retained = new Map<JournalEntry, number>();
+  /** Findings dropped for the byte bounds while the findings lists still hold them. */
+  readonly #evicted = new WeakSet<JournalEntry>();
   #nextId = 1;
   #bytes = 0;
+  readonly #pool: JournalPool | undefined;
 
-  constructor(limits: JournalLimits) {
+  constructor(limits: JournalLimits, pool?: JournalPool) {
     this.limits = limits;
+    this.#pool = pool;
+    pool?.join(this);
     this.#entries = new BoundedList(limits.entries);
     this.#violating = new BoundedList(limits.entries);
     this.#noticed = new BoundedList(limits.entries);
@@ -224,15 +269,62 @@ export class Journal {
     const entry: JournalEntry = Object.assign(record, { id: this.#nextId++, weight: entryWeight(record) });
     this.#byId.set(entry.id, entry);
     this.#bytes += entry.weight;
+    this.#pool?.budget.add('journals', entry.weight);
     const dropped = this.#entries.push(entry);
     if (dropped) this.#drop(dropped);
-    while (this.#bytes > this.limits.bytes && this.#entries.size > 1) {
+    if (entry.violations.length > 0) this.#unlist(this.#violating.push(entry));
+    if (entry.notices.length > 0) this.#unlist(this.#noticed.push(entry));
+    while (this.#bytes > this.limits.bytes && this.dropOldest()) {}
+    this.#pool?.trim();
+    return entry;
+  }
+
+  /** Whether `dropOldest` has anything to drop (never the newest entry). */
+  get canDrop(): boolean {
+    return this.#entries.size > 1 || this.#retained.size > 0;
+  }
+
+  /**
+   * Drops the oldest entry, or when only the newest is left, the oldest finding kept after its
+   * entry was dropped (the byte bounds' call, the memory budget's too). Answers whether anything
+   * was dropped.
+   */
+  dropOldest(): boolean {
+    if (this.#entries.size > 1) {
       const oldest = this.#entries.shift();
       if (oldest) this.#drop(oldest);
+      return true;
     }
-    if (entry.violations.length > 0) this.#violating.push(entry);
-    if (entry.notices.length > 0) this.#noticed.push(entry);
-    return entry;
+    const [finding] = this.#retained.keys();
+    if (finding === undefined) return false;
+    // Left in the findings lists (until they shift it out) as an empty shell, never listed.
+    this.#retained.delete(finding);
+    this.#evicted.add(finding);
+    this.#bytes -= finding.weight;
+    this.#pool?.budget.release('journals', finding.weight);
+    finding.headers = {};
+    finding.body = undefined;
+    finding.response = undefined;
+    return true;
+  }
+
+  /** A findings list let go of `entry`: its bytes are freed once nothing holds it. */
+  #unlist(entry: JournalEntry | undefined): void {
+    const lists = entry ? this.#retained.get(entry) : undefined;
+    if (entry === undefined || lists === undefined) return;
+    if (lists > 1) {
+      this.#retained.set(entry, lists - 1);
+      return;
+    }
+    this.#retained.delete(entry);
+    this.#bytes -= entry.weight;
+    this.#pool?.budget.release('journals', entry.weight);
+  }
+
+  /** Empties the journal and leaves the pool (the instance is going away). */
+  dispose(): void {
+    this.clear();
+    this.#pool?.leave(this);
   }
 
   /**
@@ -242,9 +334,16 @@ export class Journal {
   #drop(entry: JournalEntry): void {
     this.#byId.delete(entry.id);
     this.#bytes -= entry.weight;
-    if (entry.violations.length > 0 || entry.notices.length > 0) {
+    this.#pool?.budget.release('journals', entry.weight);
+    const lists = (entry.violations.length > 0 ? 1 : 0) + (entry.notices.length > 0 ? 1 : 0);
+    if (lists > 0) {
       if (entry.body) entry.body = slimBody(entry.body);
       if (entry.response) entry.response = slimBody(entry.response);
+      // Still listed as a finding: what it keeps (headers, summaries) stays counted.
+      entry.weight = entryWeight(entry);
+      this.#retained.set(entry, lists);
+      this.#bytes += entry.weight;
+      this.#pool?.budget.add('journals', entry.weight);
     }
   }
 
@@ -253,7 +352,10 @@ export class Journal {
     if (violations.length === 0) return;
     const first = entry.violations.length === 0;
     entry.violations.push(...violations);
-    if (first) this.#violating.push(entry);
+    if (!first) return;
+    const lists = this.#retained.get(entry);
+    if (lists !== undefined) this.#retained.set(entry, lists + 1);
+    this.#unlist(this.#violating.push(entry));
   }
 
   /** Registers work that may still add violations; `settled()` waits for it. */
@@ -300,11 +402,17 @@ export class Journal {
   }
 
   violations(): ViolationRecord[] {
-    return this.#violating.values().map((e) => ({ ...findingBase(e), violations: e.violations }));
+    return this.#violating
+      .values()
+      .filter((e) => !this.#evicted.has(e))
+      .map((e) => ({ ...findingBase(e), violations: e.violations }));
   }
 
   notices(): NoticeRecord[] {
-    return this.#noticed.values().map((e) => ({ ...findingBase(e), notices: e.notices }));
+    return this.#noticed
+      .values()
+      .filter((e) => !this.#evicted.has(e))
+      .map((e) => ({ ...findingBase(e), notices: e.notices }));
   }
 
   clear(): void {
@@ -312,6 +420,8 @@ export class Journal {
     this.#violating.clear();
     this.#noticed.clear();
     this.#byId.clear();
+    this.#retained.clear();
+    this.#pool?.budget.release('journals', this.#bytes);
     this.#bytes = 0;
   }
 

@@ -23,8 +23,6 @@ import { OwnKeys } from './own-keys.js';
 export interface Session {
   id: string;
   instance: Instance;
-  /** The size of the fixture set it was created from, as sent (0 when it shares the root's). */
-  fixturesBytes: number;
   /** False: never removed for being idle. */
   expires: boolean;
   /** Milliseconds since the Unix epoch. */
@@ -34,8 +32,11 @@ export interface Session {
 
 /** How a session was created. */
 export interface SessionCreation {
-  /** The size of the fixture set it is created from, as sent (0 when it shares the root's). */
-  fixturesBytes?: number;
+  /**
+   * True: a fixture set of its own (not the root's shared one), counted as built against the
+   * memory budget for as long as the session lives.
+   */
+  ownFixtures?: boolean;
   /** False: never removed for being idle. */
   expires?: boolean;
   /** True: keys of its own (see `OwnKeys`), which reach it at the root too. */
@@ -44,8 +45,6 @@ export interface SessionCreation {
 
 export interface SessionRegistryOptions {
   maxSessions: number;
-  /** Most bytes of fixture sets the live sessions may hold together. */
-  maxFixturesBytes?: number;
   idleSeconds: number;
   /** Builds the instance of a new session. */
   createInstance: (id: string, dataset: Dataset) => Instance;
@@ -71,39 +70,40 @@ export class SessionRegistry {
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * Throws `tooManySessions` when no session (holding a fixture set of `fixturesBytes`) can be
-   * added. Cheap; call before building a dataset.
-   */
-  assertRoom(fixturesBytes = 0): void {
+  /** Throws `tooManySessions` when no session can be added. Cheap; call before building a dataset. */
+  assertRoom(): void {
     if (this.#sessions.size >= this.#options.maxSessions) {
       throw new ApiError(
         'tooManySessions',
         `too many sessions: at most ${this.#options.maxSessions} at once (delete one, or raise maxSessions)`,
       );
     }
-    const budget = this.#options.maxFixturesBytes ?? Number.POSITIVE_INFINITY;
-    let held = 0;
-    for (const s of this.#sessions.values()) held += s.fixturesBytes;
-    if (fixturesBytes > 0 && held + fixturesBytes > budget) {
-      throw new ApiError(
-        'tooManySessions',
-        `too many sessions: their fixture sets would hold ${held + fixturesBytes} bytes, over sessionFixturesBytes (${budget}); delete sessions, share the root's fixtures, or raise the setting`,
-      );
-    }
   }
 
+  /**
+   * A new session over `dataset`. With `ownFixtures`, the set as built is counted against the
+   * memory budget: `memoryBudget` is thrown, and no session made, when it does not fit.
+   */
   create(
     dataset: Dataset,
-    { fixturesBytes = 0, expires = true, ownKeys = false }: SessionCreation = {},
+    { ownFixtures = false, expires = true, ownKeys = false }: SessionCreation = {},
   ): Session {
-    this.assertRoom(fixturesBytes);
+    this.assertRoom();
     let id = newId();
     while (this.#sessions.has(id)) id = newId();
     const now = this.#now();
     const keys = ownKeys ? new OwnKeys() : undefined;
-    const instance = this.#options.createInstance(id, keys ? keys.apply(dataset) : dataset);
-    const session: Session = { id, instance, fixturesBytes, expires, createdAt: now, lastUsedAt: now };
+    const built = keys ? keys.apply(dataset) : dataset;
+    const instance = this.#options.createInstance(id, built);
+    if (ownFixtures) {
+      try {
+        instance.holdFixtures(built);
+      } catch (error) {
+        instance.dispose();
+        throw error;
+      }
+    }
+    const session: Session = { id, instance, expires, createdAt: now, lastUsedAt: now };
     if (keys) {
       instance.ownKeys = keys;
       keys.onChange = (added, removed) => this.#routeKeys(session, added, removed);
@@ -171,6 +171,7 @@ export class SessionRegistry {
   delete(id: string): boolean {
     const session = this.#sessions.get(id);
     if (session === undefined) return false;
+    session.instance.dispose();
     this.#sessions.delete(id);
     this.#unroute(session);
     if (this.#sessions.size === 0) this.stop();
@@ -191,6 +192,7 @@ export class SessionRegistry {
     const removed: string[] = [];
     for (const [id, session] of this.#sessions) {
       if (session.expires && session.lastUsedAt <= cutoff) {
+        session.instance.dispose();
         this.#sessions.delete(id);
         this.#unroute(session);
         removed.push(id);

@@ -18,6 +18,7 @@ import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/response-checks.js';
 import { type Session, type SessionRegistry, sessionPath } from '../harness/sessions.js';
+import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminAuthCheck } from './admin-auth.js';
 import { createAdminGuardCheck } from './admin-guard.js';
 import { createErrorHandler, toApiError } from './error-handler.js';
@@ -44,6 +45,8 @@ export interface AppContext {
   fixtureSource?: string;
   /** The CA certificate (PEM) clients trust for HTTPS, served at `/__admin/tls/ca.pem`; absent when HTTPS is off. */
   tlsCaPem?: string;
+  /** The server's memory budget: bodies in flight are counted in it, health reports it. */
+  memory?: MemoryBudget;
 }
 
 const ADMIN_TAG = 'admin';
@@ -291,7 +294,7 @@ export function createApp(context: AppContext): Express {
       body: spec.document,
       json: { text: spec.json, bytes: Buffer.byteLength(spec.json) },
     }),
-    ...createAdminHandlers({ root, sessions }),
+    ...createAdminHandlers({ root, sessions, memory: context.memory }),
   };
   const router = (tagged: boolean) =>
     createSpecRouter({
@@ -307,6 +310,7 @@ export function createApp(context: AppContext): Express {
     apiRouter: router(false),
     checks: new ResponseChecks(spec.document, logger),
     suggestRoute: createRouteSuggester(operations),
+    memory: context.memory,
   });
 
   // One application-level middleware for everything before the error handlers; a silent logger

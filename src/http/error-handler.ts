@@ -19,6 +19,8 @@ interface HttpLikeError {
   status?: unknown;
   statusCode?: unknown;
   message?: unknown;
+  /** body-parser's limit, on `entity.too.large`. */
+  limit?: unknown;
 }
 
 /** Converts anything thrown into an ApiError; unknown failures become `unexpected` (a bug). */
@@ -29,6 +31,11 @@ export function toApiError(error: unknown): ApiError {
   if (kind === 'malformedJson') {
     return new ApiError(kind, `malformed JSON body: ${String(e.message ?? '')}`, [
       { location: 'body', message: 'is not valid JSON' },
+    ]);
+  }
+  if (kind === 'payloadTooLarge' && typeof e.limit === 'number') {
+    return new ApiError(kind, `request body too large: over ${e.limit} bytes once read (inflated)`, [
+      { location: 'body', message: String(e.message ?? kind) },
     ]);
   }
   if (kind) return new ApiError(kind, undefined, [{ location: 'body', message: String(e.message ?? kind) }]);

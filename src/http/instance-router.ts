@@ -1,8 +1,9 @@
-import express, { type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
+import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminAuth } from './admin-auth.js';
 import { createAdminGuard } from './admin-guard.js';
 import { createFaultInjector } from './fault-injector.js';
@@ -26,6 +27,8 @@ export interface InstanceRouterOptions {
   checks: ResponseChecks;
   /** The spec's route nearest to a method and path that matched none (`createRouteSuggester`). */
   suggestRoute: (method: string, path: string) => string | undefined;
+  /** The server's memory budget: bodies being read and parsed are counted in it. */
+  memory?: MemoryBudget;
 }
 
 function queryLengthGuard(maxQueryLength: number): RequestHandler {
@@ -40,10 +43,42 @@ function queryLengthGuard(maxQueryLength: number): RequestHandler {
 }
 
 /**
- * JSON, form and (for any other type, so the size limit still applies) raw bodies. Requests
- * without a body (most of them: GETs) skip the parsers altogether.
+ * Counts a body against the `bodies` share of the memory budget from before it is read until
+ * its answer is sent: its declared length when sent as is, the parser's limit when compressed
+ * or chunked (how far it inflates is known only once read). A body that does not fit is refused
+ * with 429 `memoryBudget` and `Retry-After`, before a byte of it is read. Answers whether the
+ * request may go on.
  */
-function bodyParser(limit: number): RequestHandler {
+function holdBody(
+  memory: MemoryBudget,
+  limit: number,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): boolean {
+  const { headers } = req;
+  const declared = Number(headers['content-length']);
+  const encoding = headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
+  const bytes = encoding === 'identity' && Number.isFinite(declared) ? declared : limit;
+  if (!memory.fits('bodies', bytes)) {
+    res.setHeader('retry-after', '1');
+    res.setHeader('connection', 'close');
+    next(memory.refusal('bodies', bytes));
+    return false;
+  }
+  memory.add('bodies', bytes);
+  res.once('close', () => memory.release('bodies', bytes));
+  return true;
+}
+
+/**
+ * JSON, form and (for any other type, so the size limit still applies) raw bodies. Requests
+ * without a body (most of them: GETs) skip the parsers altogether. With a memory budget, no body
+ * is larger than the `bodies` share of it (a body that size could never be held), and each is
+ * counted while it is read and handled (`holdBody`).
+ */
+function bodyParser(configuredLimit: number, memory?: MemoryBudget): RequestHandler {
+  const limit = memory ? Math.min(configuredLimit, memory.limit('bodies')) : configuredLimit;
   // The body as read, before parsing (even when parsing fails), for the journal's text of it.
   const keep =
     (media: BodyMedia) =>
@@ -75,6 +110,7 @@ function bodyParser(limit: number): RequestHandler {
       next(new ApiError('payloadTooLarge', `request body too large: content-length over ${limit} bytes`));
       return;
     }
+    if (memory && !holdBody(memory, limit, req, res, next)) return;
     parse(req, res, (error?: unknown) => {
       // An empty body of a type no parser reads (content-length: 0) is no body at all.
       if (Buffer.isBuffer(req.body) && req.body.length === 0) req.body = undefined;
@@ -118,6 +154,7 @@ export function createInstanceRouter({
   apiRouter,
   checks,
   suggestRoute,
+  memory,
 }: InstanceRouterOptions): RequestHandler {
   const notFound = routeNotFound(suggestRoute);
   const auth = createAdminAuth(options.adminToken);
@@ -127,14 +164,14 @@ export function createInstanceRouter({
     (req, res, next) => (stateOf(res).path === '/__admin/health' ? next() : browserGuard(req, res, next)),
     (req, res, next) => (stateOf(res).path === '/__admin/health' ? next() : auth(req, res, next)),
     guard,
-    bodyParser(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT)),
+    bodyParser(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT), memory),
     adminRouter,
     notFound,
   );
   const api = chain(
     createRequestRecorder(checks),
     guard,
-    bodyParser(options.bodyLimit),
+    bodyParser(options.bodyLimit, memory),
     createFaultInjector(),
     apiRouter,
     notFound,

@@ -5,6 +5,7 @@ import type { FaultInput } from '../../harness/faults.js';
 import { datasetFromInput } from '../../harness/fixture-input.js';
 import type { Instance } from '../../harness/instance.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
+import type { MemoryBudget } from '../../memory-budget.js';
 
 /** Entries in one page of `GET /__admin/requests` when `limit` is not given. */
 const DEFAULT_REQUESTS_PAGE = 100;
@@ -24,6 +25,8 @@ import { mergeSettings } from '../../harness/settings-input.js';
 export interface AdminContext {
   root: Instance;
   sessions: SessionRegistry;
+  /** The server's memory budget, reported by the root's health call. */
+  memory?: MemoryBudget;
 }
 
 const done = { status: 200, body: { success: true } } as const;
@@ -57,7 +60,7 @@ function clockOf(instance: Instance) {
   return { now: clock.nowSeconds(), offsetSeconds: Math.round(clock.offsetSeconds()) };
 }
 
-export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTable<Instance> {
+export function createAdminHandlers({ root, sessions, memory }: AdminContext): HandlerTable<Instance> {
   return {
     getHealth: (context) => ({
       status: 200,
@@ -65,6 +68,8 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
         status: 'ok',
         session: context.instance.id ?? null,
         documents: context.instance.fake.documentCount(),
+        // The whole process's, from the root only: a session sees nothing of the others.
+        ...(context.instance.id === undefined && memory ? { memory: memory.report() } : {}),
       },
     }),
 
@@ -182,21 +187,18 @@ export function createAdminHandlers({ root, sessions }: AdminContext): HandlerTa
       const body = context.request.body as
         | { fixtures?: unknown; expires?: boolean; keys?: 'fixtures' | 'own' }
         | undefined;
-      // A set of its own costs memory as long as the session lives; the root's is shared.
-      const declared = Number(context.headers['content-length']);
-      const fixturesBytes =
-        body?.fixtures === undefined
-          ? 0
-          : Number.isFinite(declared) && declared > 0
-            ? declared
-            : Buffer.byteLength(JSON.stringify(body.fixtures));
-      sessions.assertRoom(fixturesBytes);
-      const dataset =
-        body?.fixtures === undefined
-          ? root.fake.resetPoint()
-          : datasetFromInput(body.fixtures, 'body/fixtures', true);
-      const ownKeys = body?.keys === 'own';
-      const session = sessions.create(dataset, { fixturesBytes, expires: body?.expires !== false, ownKeys });
+      sessions.assertRoom();
+      // A set of its own is counted against the memory budget as long as the session lives
+      // (as built); the root's is shared.
+      const ownFixtures = body?.fixtures !== undefined;
+      const dataset = ownFixtures
+        ? datasetFromInput(body.fixtures, 'body/fixtures', true)
+        : root.fake.resetPoint();
+      const session = sessions.create(dataset, {
+        ownFixtures,
+        expires: body?.expires !== false,
+        ownKeys: body?.keys === 'own',
+      });
       const created = { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` };
       // The secrets are answered here (and in the session's state) only.
       const keys = session.instance.ownKeys?.list();

@@ -1,0 +1,194 @@
+import { getHeapStatistics } from 'node:v8';
+import type { Options } from './config.js';
+import { ApiError } from './errors.js';
+
+/**
+ * One memory budget for the whole process (one per server: servers in one process share
+ * nothing). Everything a client can make the fake hold is counted here in bytes, by kind:
+ *
+ *   documents  stored document data written by clients, in every instance (root and sessions)
+ *   journals   the journals of the root and of every session together
+ *   fixtures   fixture sets loaded through the admin API (sessions' own sets, loads), as built
+ *   bodies     request bodies being read and parsed, after inflation
+ *
+ * Each kind has a limit (a share of `memoryBudget`, lowered by its own option where it has one)
+ * and all kinds together stay within `memoryBudget`. The shares add up past the whole on purpose:
+ * a kind may use more while the others are idle, the total stops the sum. Bytes are those of the
+ * data as JSON text; the heap holds more than that (object headers, parsed copies), which the
+ * default size leaves room for (a fifth of the heap limit).
+ */
+
+export const BUDGET_KINDS = ['documents', 'journals', 'fixtures', 'bodies'] as const;
+export type BudgetKind = (typeof BUDGET_KINDS)[number];
+
+/** Each kind's share of `memoryBudget`. */
+export const BUDGET_SHARES: Readonly<Record<BudgetKind, number>> = {
+  documents: 0.5,
+  journals: 0.4,
+  fixtures: 0.5,
+  bodies: 0.3,
+};
+
+/** `memoryBudget` 0 (the default) means this fraction of the heap limit. */
+export const HEAP_SHARE = 0.2;
+
+/** What each kind is called in messages. */
+const WHAT: Readonly<Record<BudgetKind, string>> = {
+  documents: 'stored documents',
+  journals: 'request journals',
+  fixtures: 'fixture sets loaded through the admin API',
+  bodies: 'request bodies in flight',
+};
+
+/** What a client can do when a kind is full. */
+const REMEDY: Readonly<Record<BudgetKind, string>> = {
+  documents: 'reset the instance (POST /__admin/reset), delete sessions, or raise',
+  journals: 'clear journals, or raise',
+  fixtures: 'delete sessions, share the root\u2019s fixtures, or raise',
+  bodies: 'retry shortly, send smaller or fewer bodies at once, or raise',
+};
+
+export interface BudgetUsage {
+  /** Bytes counted now. */
+  used: number;
+  /** Most bytes allowed. */
+  limit: number;
+  /** The option that sets the limit. */
+  option: string;
+}
+
+export interface MemoryReport {
+  /** V8's heap limit in bytes (`--max-old-space-size`, or Node's default for the machine). */
+  heapLimit: number;
+  /** Bytes the heap holds now. */
+  heapUsed: number;
+  /** All kinds together. */
+  total: BudgetUsage;
+  kinds: Record<BudgetKind, BudgetUsage>;
+}
+
+/** The options the budget is sized from. */
+export type BudgetOptions = Pick<Options, 'memoryBudget' | 'sessionFixturesBytes'>;
+
+/** `memoryBudget` in bytes: as given, or (0) a share of the heap limit. */
+export function totalBudget(memoryBudget: number): number {
+  if (memoryBudget > 0) return memoryBudget;
+  return Math.floor(getHeapStatistics().heap_size_limit * HEAP_SHARE);
+}
+
+export class MemoryBudget {
+  readonly total: number;
+  readonly #limits: Record<BudgetKind, number>;
+  readonly #options: Record<BudgetKind, string>;
+  readonly #used: Record<BudgetKind, number> = { documents: 0, journals: 0, fixtures: 0, bodies: 0 };
+  #sum = 0;
+
+  constructor(options: BudgetOptions) {
+    const total = totalBudget(options.memoryBudget);
+    this.total = total;
+    const share = (kind: BudgetKind) => Math.floor(total * BUDGET_SHARES[kind]);
+    this.#limits = {
+      documents: share('documents'),
+      journals: share('journals'),
+      fixtures: Math.min(share('fixtures'), options.sessionFixturesBytes),
+      bodies: share('bodies'),
+    };
+    this.#options = {
+      documents: 'memoryBudget',
+      journals: 'memoryBudget',
+      fixtures: this.#limits.fixtures < share('fixtures') ? 'sessionFixturesBytes' : 'memoryBudget',
+      bodies: 'memoryBudget',
+    };
+  }
+
+  limit(kind: BudgetKind): number {
+    return this.#limits[kind];
+  }
+
+  used(kind: BudgetKind): number {
+    return this.#used[kind];
+  }
+
+  /** Whether `bytes` more of `kind` fit both its limit and the total. */
+  fits(kind: BudgetKind, bytes: number): boolean {
+    return bytes <= 0 || (this.#used[kind] + bytes <= this.#limits[kind] && this.#sum + bytes <= this.total);
+  }
+
+  /**
+   * Counts `bytes` more of `kind`, or throws `memoryBudget` (naming the option to raise) when
+   * they would not fit; nothing is counted then.
+   */
+  reserve(kind: BudgetKind, bytes: number): void {
+    if (!this.fits(kind, bytes)) throw this.refusal(kind, bytes);
+    this.add(kind, bytes);
+  }
+
+  /** Counts `bytes` (negative: frees them) whether or not they fit (journals trim afterwards). */
+  add(kind: BudgetKind, bytes: number): void {
+    this.#used[kind] += bytes;
+    this.#sum += bytes;
+  }
+
+  release(kind: BudgetKind, bytes: number): void {
+    this.add(kind, -bytes);
+  }
+
+  /** Bytes of `kind` over its limit or over the total, whichever is more (0 when within both). */
+  excess(kind: BudgetKind): number {
+    return Math.max(0, this.#used[kind] - this.#limits[kind], this.#sum - this.total);
+  }
+
+  /** The error a client gets when `bytes` more of `kind` do not fit. */
+  refusal(kind: BudgetKind, bytes: number): ApiError {
+    const kindFull = this.#used[kind] + bytes > this.#limits[kind];
+    const option = kindFull ? this.#options[kind] : 'memoryBudget';
+    const limit = kindFull ? this.#limits[kind] : this.total;
+    const held = kindFull ? this.#used[kind] : this.#sum;
+    const what = kindFull ? WHAT[kind] : `all client data (${WHAT[kind]} included)`;
+    const bound = option === 'memoryBudget' && kindFull ? 'their share of memoryBudget' : option;
+    return new ApiError(
+      'memoryBudget',
+      `memory budget reached: ${what} would hold ${held + bytes} bytes, over ${bound} (${limit} bytes); ` +
+        `${REMEDY[kind]} ${option}`,
+    );
+  }
+
+  report(): MemoryReport {
+    const heap = getHeapStatistics();
+    const kinds = Object.fromEntries(
+      BUDGET_KINDS.map((k) => [k, { used: this.#used[k], limit: this.#limits[k], option: this.#options[k] }]),
+    ) as Record<BudgetKind, BudgetUsage>;
+    return {
+      heapLimit: heap.heap_size_limit,
+      heapUsed: heap.used_heap_size,
+      total: { used: this.#sum, limit: this.total, option: 'memoryBudget' },
+      kinds,
+    };
+  }
+}
+
+/**
+ * About how many bytes `value` takes as JSON text, without building the text: strings by length,
+ * numbers and literals by a few bytes, punctuation by one byte each. Walks with its own stack, so
+ * a value nested deeper than the call stack allows is measured, not a crash.
+ */
+export function jsonBytes(value: unknown): number {
+  let bytes = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') bytes += v.length + 2;
+    else if (typeof v === 'number' || typeof v === 'boolean' || v === null) bytes += 8;
+    else if (Array.isArray(v)) {
+      bytes += 2 + v.length;
+      for (const item of v) stack.push(item);
+    } else if (typeof v === 'object' && v !== undefined) {
+      bytes += 2;
+      for (const key in v) {
+        bytes += key.length + 4;
+        stack.push((v as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return bytes;
+}

@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './config.js';
+import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions, SETTING_KEYS } from './config.js';
 import { createOperationValidators } from './contract/request-validator.js';
 import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
@@ -130,15 +130,28 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   // With a state file: the root's state read back from it (or written first), then saved after
   // every change before it is acknowledged. Without one, requests take no extra step.
   let app: RequestListener = expressApp;
+  let stateFile: StateFile | undefined;
   if (options.stateFile !== undefined) {
-    const stateFile = new StateFile(options.stateFile);
-    const restored = stateFile.restore(root);
-    if (!restored) stateFile.save(root);
-    logger.info({ stateFile: stateFile.path, restored }, 'state kept in a file');
+    const file = new StateFile(options.stateFile, {
+      onCompactionError: (error) =>
+        logger.warn({ err: error, stateFile: file.path }, 'state file not compacted'),
+    });
+    stateFile = file;
+    const restored = file.open(root);
+    // Settings given at this start (flag, variable, config file, option) win over those restored.
+    const given = SETTING_KEYS.filter((key) => rest[key] !== undefined);
+    if (restored && given.length > 0) {
+      root.fake.settings = {
+        ...root.fake.settings,
+        ...Object.fromEntries(given.map((k) => [k, settings[k]])),
+      };
+      file.commit();
+    }
+    logger.info({ stateFile: file.path, restored, settingsGiven: given }, 'state kept in a file');
     app = saveAfterChanges(
       expressApp,
-      () => stateFile.save(root),
-      (error) => logger.error({ err: error, stateFile: stateFile.path }, 'state file not written'),
+      () => file.commit(),
+      (error) => logger.error({ err: error, stateFile: file.path }, 'state file not written'),
       (apiRequestUid) =>
         toErrorBody(new ApiError('stateNotSaved'), apiRequestUid, root.fake.settings.errorSuccess),
     );
@@ -200,8 +213,9 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       const s = server;
       server = undefined;
       mock.url = undefined;
-      if (!s) return Promise.resolve();
-      return new Promise((resolve) => {
+      const released = () => stateFile?.closeAsync() ?? Promise.resolve();
+      if (!s) return released();
+      return new Promise<void>((resolve) => {
         // A keep-alive connection turns idle once its request in flight is answered: sweep until
         // none is left, so a client's open connection never holds the shutdown up.
         const sweep = setInterval(() => s.closeIdleConnections(), 20).unref();
@@ -212,7 +226,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
           resolve();
         });
         s.closeIdleConnections();
-      });
+      }).then(released);
     },
   };
   return mock;

@@ -108,6 +108,11 @@ export class TokenStore {
     return [...this.#grants].map(([token, grant]) => [token, { ...grant }]);
   }
 
+  /** Every token held with its live grant, oldest first (serialise each as it comes; never mutate). */
+  live(): IterableIterator<[string, Readonly<TokenGrant>]> {
+    return this.#grants.entries();
+  }
+
   /** Replaces the tokens held with `entries` (from `entries()`, e.g. read back from a state file). */
   replace(entries: ReadonlyArray<readonly [string, TokenGrant]>): void {
     this.#grants.clear();

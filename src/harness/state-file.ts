@@ -1,135 +1,346 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fstatSync,
+  fsync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  write,
+} from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { dirname, join } from 'node:path';
-import { ConfigError, type Settings } from '../config.js';
-import { buildDataset } from '../domain/fixtures/load-fixtures.js';
-import type { TokenGrant } from '../domain/tokens.js';
-import type { Dataset } from '../domain/types.js';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
+import type { StateChange } from '../domain/fake.js';
 import type { ErrorBody } from '../errors.js';
 import type { Instance } from './instance.js';
-import { mergeSettings } from './settings-input.js';
+import {
+  createExclusive,
+  NODE_FS,
+  resolveStatePath,
+  type StateFs,
+  StateLock,
+  syncFolder,
+  writeFully,
+} from './state-file-io.js';
+import {
+  COMMIT_LINE,
+  changeLines,
+  clockLine,
+  readStateFile,
+  settingsLine,
+  snapshotLines,
+  VERSION,
+} from './state-log.js';
 
 /**
  * The root instance kept in a file (`stateFile`), for days-long use: documents, tokens, clock
- * offset, settings and the reset point survive a restart, even `kill -9`. The file is written
- * whole and atomically (a temporary file beside it, fsync, rename, fsync of the folder) after
- * every change made over HTTP and before the answer that acknowledges it is sent, so a change a
- * client saw acknowledged is never lost. Sessions, the journal and faults are not kept: they
- * belong to a test run.
+ * offset, settings and the reset point survive a restart, even `kill -9`. Sessions, the journal
+ * and faults are not kept: they belong to a test run.
  *
- * Writing costs one JSON text of the changed documents and tokens; the reset point's text is made
- * once per fixture load and reused.
+ * The file is a log (`state-log.ts`): a snapshot, then one group of lines per change, appended
+ * and fsynced before the answer that acknowledges the change is sent, so a write costs what the
+ * change costs. A write that fails or comes up short is cut off again and answers `stateNotSaved`;
+ * the change stays pending in memory and goes out with the next write. When the log has grown past
+ * its snapshot, a new snapshot is written beside it in the background, in pieces between requests,
+ * then the changes made meanwhile are added and it is renamed over the log.
+ *
+ * One fake per file: `<file>.lock` (state-file-io.ts). A symlinked path is resolved once at start.
  */
 
-const FORMAT = 'passportal-docs-fake state';
-const VERSION = 1;
+const writeAt = promisify(write);
+const fsyncAsync = promisify(fsync);
+const fdatasyncAsync = promisify(fdatasync);
 
-interface StateFileBody {
-  format: typeof FORMAT;
-  version: typeof VERSION;
-  savedAt: string;
-  clockOffsetSeconds: number;
-  settings: Settings;
-  tokens: Array<[string, TokenGrant]>;
-  /** Documents that differ from the reset point (edited or created), as `GET /__admin/state` shows them. */
-  changed: unknown[];
-  /** The fixture set a reset returns to. */
-  resetPoint: Dataset;
+/** A snapshot is written in pieces of about this many characters, the event loop free between them. */
+const PIECE_CHARS = 64 * 1024;
+/** The log is compacted once it is larger than this and than twice its last snapshot. */
+const MIN_COMPACT_BYTES = 4 * 1024 * 1024;
+
+export interface StateFileOptions {
+  /** The file-system calls writes go through (a test's seam for a full disk). */
+  fs?: StateFs;
+  /** Told when a background compaction fails (the log is kept and grows on). */
+  onCompactionError?: (error: unknown) => void;
 }
 
 export class StateFile {
+  /** Where the state is written: the given path with any symlink resolved at start. */
   readonly path: string;
-  #resetPointKey: object | undefined;
-  #resetPointText = '';
+  readonly #fs: StateFs;
+  readonly #lock: StateLock;
+  readonly #onCompactionError: (error: unknown) => void;
+  #instance: Instance | undefined;
+  #fd: number | undefined;
+  /** Bytes of the log that hold committed groups; every write starts here. */
+  #size = 0;
+  /** After a failed write the file may hold a cut-off tail: cut it before the next write. */
+  #tailDirty = false;
+  #snapshotBytes = 0;
+  #pending: StateChange[] = [];
+  #savedSettings = '';
+  #savedClock = 0;
+  /** Groups committed while a compaction runs, to add to the new file before it replaces the log. */
+  #duringCompaction: Buffer[] | undefined;
+  #compaction: Promise<void> | undefined;
+  #closed = false;
   /** Writes so far and the time they took (for the log and the benchmark). */
   writes = 0;
   writeMs = 0;
+  compactions = 0;
 
-  constructor(path: string) {
-    this.path = path;
-  }
-
-  /** Writes the instance's state atomically; returns once the file and its folder are on disk. */
-  save(instance: Instance): void {
-    const started = performance.now();
-    const state = instance.fake.persistentState();
-    if (state.loaded !== this.#resetPointKey) {
-      this.#resetPointText = JSON.stringify(state.resetPoint);
-      this.#resetPointKey = state.loaded;
-    }
-    const head = JSON.stringify({
-      format: FORMAT,
-      version: VERSION,
-      savedAt: new Date().toISOString(),
-      clockOffsetSeconds: state.clockOffsetSeconds,
-      settings: state.settings,
-      tokens: state.tokens,
-      changed: state.changed,
-    });
-    writeAtomically(this.path, `${head.slice(0, -1)},"resetPoint":${this.#resetPointText}}\n`);
-    this.writes++;
-    this.writeMs += performance.now() - started;
+  constructor(path: string, options: StateFileOptions = {}) {
+    this.path = resolveStatePath(path);
+    this.#fs = options.fs ?? NODE_FS;
+    this.#lock = new StateLock(this.path);
+    this.#onCompactionError = options.onCompactionError ?? (() => {});
   }
 
   /**
-   * Restores the instance from the file; false when there is no file. A file that cannot be
-   * read back (not this format, or documents its own reset point refuses) is a ConfigError: the
-   * fake does not start over it, so nothing is overwritten by mistake.
+   * Locks the file, restores `instance` from it when it exists (false when it did not) or writes
+   * it first, and from then on records the instance's changes. A file it cannot read back, a held
+   * lock or a folder it cannot write is a ConfigError.
    */
-  restore(instance: Instance): boolean {
-    let text: string;
+  open(instance: Instance): boolean {
+    this.#lock.acquire(this.path);
+    this.#instance = instance;
     try {
-      text = readFileSync(this.path, 'utf8');
+      const restored = this.#restore(instance);
+      instance.fake.onChange = (change) => this.#pending.push(change);
+      return restored;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw new ConfigError(
-        `state file ${this.path}: cannot be read (${(error as NodeJS.ErrnoException).code})`,
-      );
+      this.close();
+      throw error;
     }
-    let body: StateFileBody;
+  }
+
+  #restore(instance: Instance): boolean {
+    const { fake } = instance;
+    let exists = true;
     try {
-      body = JSON.parse(text) as StateFileBody;
+      statSync(this.path);
     } catch {
-      throw new ConfigError(`state file ${this.path}: not JSON (move it away to start from the fixtures)`);
+      exists = false;
     }
-    if (body?.format !== FORMAT || body.version !== VERSION) {
-      throw new ConfigError(`state file ${this.path}: not a ${FORMAT} file of version ${VERSION}`);
+    if (exists) {
+      const back = readStateFile(this.path, fake.settings);
+      fake.restoreState(back);
+      if (back.version === VERSION) {
+        this.#fd = openLog(this.path);
+        this.#size = back.committedBytes;
+        this.#snapshotBytes = back.committedBytes;
+        // A group cut short at the end was never acknowledged: cut it off before writing on.
+        if (back.fileBytes > back.committedBytes) this.#fs.ftruncateSync(this.#fd, this.#size);
+        this.#remember();
+        return true;
+      }
     }
-    const source = `state file ${this.path}`;
-    const resetPoint = buildDataset(body.resetPoint, source);
-    const changed = buildDataset({ ...body.resetPoint, documents: body.changed }, source).documents;
-    instance.fake.restoreState({
-      resetPoint,
-      changed,
-      tokens: Array.isArray(body.tokens) ? body.tokens : [],
-      clockOffsetSeconds: Number(body.clockOffsetSeconds) || 0,
-      settings: mergeSettings(instance.fake.settings, body.settings ?? {}),
-    });
-    return true;
+    // A new file, or a version 1 file: a snapshot written whole, then renamed into place.
+    this.#remember();
+    this.#writeSnapshotSync();
+    return exists;
+  }
+
+  #remember(): void {
+    const fake = this.#instance?.fake;
+    if (!fake) return;
+    this.#savedSettings = JSON.stringify(fake.settings);
+    this.#savedClock = fake.clock.offsetSeconds();
+  }
+
+  /**
+   * Writes the changes made since the last write as one group and waits until it is on disk.
+   * Throws (and keeps the changes for the next write) when it cannot.
+   */
+  commit(): void {
+    const fake = this.#instance?.fake;
+    if (!fake || this.#fd === undefined) throw new Error(`state file ${this.path} is closed`);
+    const settings = JSON.stringify(fake.settings);
+    const clock = fake.clock.offsetSeconds();
+    if (this.#pending.length === 0 && settings === this.#savedSettings && clock === this.#savedClock) return;
+    const started = performance.now();
+    if (!this.#stillOurs()) {
+      // Removed or replaced under the fake (by hand, or its folder): a whole new snapshot, which
+      // holds every pending change, or stateNotSaved when even that cannot be written.
+      this.#writeSnapshotSync();
+      this.#settled(settings, clock);
+      return;
+    }
+    const pieces: string[] = [];
+    for (const change of this.#pending) for (const piece of changeLines(change)) pieces.push(piece);
+    if (settings !== this.#savedSettings) pieces.push(settingsLine(fake.settings));
+    if (clock !== this.#savedClock) pieces.push(clockLine(clock));
+    pieces.push(COMMIT_LINE);
+    const group = Buffer.from(pieces.join(''), 'utf8');
+    const fd = this.#fd;
+    try {
+      if (this.#tailDirty) this.#fs.ftruncateSync(fd, this.#size);
+      this.#tailDirty = false;
+      writeFully(this.#fs, fd, group, this.#size);
+      this.#fs.fdatasyncSync(fd);
+    } catch (error) {
+      this.#tailDirty = true;
+      try {
+        this.#fs.ftruncateSync(fd, this.#size);
+        this.#tailDirty = false;
+      } catch {
+        // Cut before the next write instead; a reader drops an uncommitted tail anyway.
+      }
+      throw error;
+    }
+    this.#size += group.length;
+    this.#settled(settings, clock);
+    this.#duringCompaction?.push(group);
+    this.writes++;
+    this.writeMs += performance.now() - started;
+    if (!this.#compaction && this.#size > Math.max(MIN_COMPACT_BYTES, 2 * this.#snapshotBytes)) {
+      this.#compaction = this.#compact().finally(() => {
+        this.#compaction = undefined;
+      });
+    }
+  }
+
+  #settled(settings: string, clock: number): void {
+    this.#pending = [];
+    this.#savedSettings = settings;
+    this.#savedClock = clock;
+  }
+
+  /** Whether the path still names the file this fake writes (one stat, no read). */
+  #stillOurs(): boolean {
+    if (this.#fd === undefined) return false;
+    try {
+      const atPath = statSync(this.path);
+      const open = fstatSync(this.#fd);
+      return atPath.ino === open.ino && atPath.dev === open.dev;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Finishes (or abandons) a compaction under way, then lets the file and its lock go. */
+  async closeAsync(): Promise<void> {
+    this.#closed = true;
+    await this.#compaction;
+    this.close();
+  }
+
+  /** Lets the file and its lock go at once (a compaction under way is abandoned). */
+  close(): void {
+    this.#closed = true;
+    if (this.#instance) this.#instance.fake.onChange = undefined;
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+    this.#lock.release();
+  }
+
+  /** Writes the whole state to a new file and renames it over the log (at start). */
+  #writeSnapshotSync(): void {
+    const fake = this.#instance?.fake;
+    if (!fake) throw new Error('no instance');
+    const { name, fd } = createExclusive(this.path, 'tmp-state');
+    try {
+      let at = 0;
+      for (const piece of pieces(snapshotLines(fake.persistentState()))) {
+        const buffer = Buffer.from(piece, 'utf8');
+        writeFully(this.#fs, fd, buffer, at);
+        at += buffer.length;
+      }
+      this.#fs.fsyncSync(fd);
+      renameSync(name, this.path);
+      syncFolder(this.#fs, dirname(this.path));
+      if (this.#fd !== undefined) closeSync(this.#fd);
+      this.#fd = fd;
+      this.#size = at;
+      this.#snapshotBytes = at;
+    } catch (error) {
+      closeSync(fd);
+      rmSync(name, { force: true });
+      throw error;
+    }
+  }
+
+  /**
+   * A new snapshot beside the log, written in pieces with the event loop free between them; the
+   * groups committed meanwhile are added, then it replaces the log in one synchronous step.
+   */
+  async #compact(): Promise<void> {
+    const fake = this.#instance?.fake;
+    if (!fake) return;
+    let created: { name: string; fd: number } | undefined;
+    try {
+      created = createExclusive(this.path, 'tmp-state');
+      const { name, fd } = created;
+      this.#duringCompaction = [];
+      let at = 0;
+      for (const piece of pieces(snapshotLines(fake.persistentState()))) {
+        if (this.#closed) throw new Error('closed');
+        const buffer = Buffer.from(piece, 'utf8');
+        const { bytesWritten } = await writeAt(fd, buffer, 0, buffer.length, at);
+        if (bytesWritten !== buffer.length) throw new Error('short write');
+        at += buffer.length;
+        await new Promise<void>((done) => setImmediate(done));
+      }
+      await fsyncAsync(fd);
+      const snapshotBytes = at;
+      // Most of what was committed meanwhile goes out with the event loop free, the rest below.
+      let added = 0;
+      for (; added < this.#duringCompaction.length; added++) {
+        const group = this.#duringCompaction[added] as Buffer;
+        await writeAt(fd, group, 0, group.length, at);
+        at += group.length;
+      }
+      await fdatasyncAsync(fd);
+      if (this.#closed || this.#fd === undefined) throw new Error('closed');
+      // From here to the rename nothing else runs: the new file takes every group committed.
+      for (const group of this.#duringCompaction.slice(added)) {
+        writeFully(this.#fs, fd, group, at);
+        at += group.length;
+      }
+      this.#fs.fdatasyncSync(fd);
+      renameSync(name, this.path);
+      syncFolder(this.#fs, dirname(this.path));
+      closeSync(this.#fd);
+      this.#fd = fd;
+      this.#size = at;
+      this.#tailDirty = false;
+      this.#snapshotBytes = snapshotBytes;
+      this.compactions++;
+      created = undefined;
+    } catch (error) {
+      if (created) {
+        closeSync(created.fd);
+        rmSync(created.name, { force: true });
+      }
+      if (!this.#closed) {
+        // Not again before the log has grown by as much once more.
+        this.#snapshotBytes = this.#size;
+        this.#onCompactionError(error);
+      }
+    } finally {
+      this.#duringCompaction = undefined;
+    }
   }
 }
 
-/** Writes `text` to `path` so that a crash leaves either the old file or the new one, whole. */
-export function writeAtomically(path: string, text: string): void {
-  const temporary = join(dirname(path), `.${process.pid}.${Date.now()}.tmp-state`);
-  const fd = openSync(temporary, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temporary, { force: true });
-    throw error;
+/** Lines joined into pieces of about `PIECE_CHARS`. */
+function* pieces(lines: Iterable<string>): Generator<string> {
+  let piece = '';
+  for (const text of lines) {
+    piece += text;
+    if (piece.length >= PIECE_CHARS) {
+      yield piece;
+      piece = '';
+    }
   }
-  closeSync(fd);
-  renameSync(temporary, path);
-  // The rename itself is durable once the folder is.
-  const dir = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
+  if (piece.length > 0) yield piece;
+}
+
+/** The log opened for writing in place, never through a link (the path is already resolved). */
+function openLog(path: string): number {
+  return openSync(path, constants.O_RDWR | constants.O_NOFOLLOW);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -64,6 +64,8 @@ export interface StateFileOptions {
   fs?: StateFs;
   /** Told when a background compaction fails (the log is kept and grows on). */
   onCompactionError?: (error: unknown) => void;
+  /** The log is compacted once larger than this and than twice its snapshot (default 4 MiB). */
+  compactAfterBytes?: number;
 }
 
 export class StateFile {
@@ -72,6 +74,7 @@ export class StateFile {
   readonly #fs: StateFs;
   readonly #lock: StateLock;
   readonly #onCompactionError: (error: unknown) => void;
+  readonly #compactAfterBytes: number;
   #instance: Instance | undefined;
   #fd: number | undefined;
   /** Bytes of the log that hold committed groups; every write starts here. */
@@ -96,6 +99,7 @@ export class StateFile {
     this.#fs = options.fs ?? NODE_FS;
     this.#lock = new StateLock(this.path);
     this.#onCompactionError = options.onCompactionError ?? (() => {});
+    this.#compactAfterBytes = options.compactAfterBytes ?? MIN_COMPACT_BYTES;
   }
 
   /**
@@ -195,7 +199,7 @@ export class StateFile {
     this.#duringCompaction?.push(group);
     this.writes++;
     this.writeMs += performance.now() - started;
-    if (!this.#compaction && this.#size > Math.max(MIN_COMPACT_BYTES, 2 * this.#snapshotBytes)) {
+    if (!this.#compaction && this.#size > Math.max(this.#compactAfterBytes, 2 * this.#snapshotBytes)) {
       this.#compaction = this.#compact().finally(() => {
         this.#compaction = undefined;
       });
@@ -218,6 +222,16 @@ export class StateFile {
     } catch {
       return false;
     }
+  }
+
+  /** The compaction under way, if any (settles when it has replaced the log, or given up). */
+  get compacting(): Promise<void> | undefined {
+    return this.#compaction;
+  }
+
+  /** Bytes of the log (committed groups). */
+  get size(): number {
+    return this.#size;
   }
 
   /** Finishes (or abandons) a compaction under way, then lets the file and its lock go. */

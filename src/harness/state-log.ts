@@ -113,7 +113,10 @@ class Replay {
   clockOffsetSeconds = 0;
   #loading: RawResetPoint | undefined;
 
-  constructor(readonly where: (key: string) => string) {}
+  constructor(
+    readonly where: (key: string) => string,
+    readonly current: Settings,
+  ) {}
 
   apply(record: Record<string, unknown>, lineNo: number): void {
     const at = (key: string) => this.where(`line ${lineNo}, ${key}`);
@@ -149,8 +152,7 @@ class Replay {
         this.clockOffsetSeconds = 0;
         return;
       case 'settings':
-        if (!isObject(record.settings)) throw new ConfigError(`${at('settings')}: must be an object`);
-        this.settings = record.settings;
+        this.settings = checkSettings(this.current, record.settings, at);
         return;
       case 'clock':
         this.clockOffsetSeconds = checkOffset(record.offsetSeconds, at('offsetSeconds'));
@@ -166,14 +168,7 @@ class Replay {
     const raw = { ...this.resetPoint.catalog, documents: this.resetPoint.documents };
     const resetPoint = buildDataset(raw, source);
     const changed = buildDataset({ ...raw, documents: [...this.changed.values()] }, source).documents;
-    let settings: Settings;
-    try {
-      settings = mergeSettings(current, this.settings);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      const key = error.message.replace(/^invalid settings: body\//, 'settings.');
-      throw new ConfigError(`${this.where(key)}; fix or remove that setting`);
-    }
+    const settings = mergeSettings(current, this.settings);
     return {
       resetPoint,
       changed,
@@ -182,6 +177,24 @@ class Replay {
       settings,
     };
   }
+}
+
+/** `raw` checked as run-time settings over `current`; a ConfigError names the first bad key. */
+function checkSettings(
+  current: Settings,
+  raw: unknown,
+  at: (key: string) => string,
+): Record<string, unknown> {
+  if (!isObject(raw)) throw new ConfigError(`${at('settings')}: must be an object`);
+  try {
+    mergeSettings(current, raw);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const [, key = '', message = error.message] =
+      /^invalid settings: body\/(\S+) (?:\S+: )?(.*)$/.exec(error.message) ?? [];
+    throw new ConfigError(`${at(`settings.${key}`)}: ${message}; fix or remove that setting`);
+  }
+  return raw;
 }
 
 function withoutTag(record: Record<string, unknown>): Record<string, unknown> {
@@ -271,7 +284,7 @@ function* readLines(path: string): Generator<{ text: string; end: number; comple
  */
 export function readStateFile(path: string, current: Settings): ReadBack {
   const source = `state file ${path}`;
-  const replay = new Replay((key) => `${source}: ${key}`);
+  const replay = new Replay((key) => `${source}: ${key}`, current);
   let group: Array<[Record<string, unknown>, number]> = [];
   let committedBytes = 0;
   let fileBytes = 0;
@@ -337,9 +350,7 @@ function readVersion1(
     replay.changed.set((doc as { id: number }).id, doc);
   }
   checkTokens(body.tokens ?? [], at('tokens'), replay.tokens);
-  if (body.settings !== undefined && !isObject(body.settings))
-    throw new ConfigError(`${at('settings')}: must be an object`);
-  replay.settings = (body.settings as Record<string, unknown> | undefined) ?? {};
+  replay.settings = checkSettings(current, body.settings ?? {}, at);
   replay.clockOffsetSeconds = checkOffset(body.clockOffsetSeconds ?? 0, at('clockOffsetSeconds'));
   return replay.finish(current, source);
 }

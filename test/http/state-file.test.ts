@@ -186,4 +186,55 @@ describe('--state-file', () => {
       await mock.close();
     }
   });
+
+  it('refuses a second fake on the same file with exit 2, naming the file and the holder', async () => {
+    const file = join(dir, 'shared.log');
+    const first = await start(file);
+    const second = await runCli(['--port', '0', '--fixtures', SMALL_SET, '--state-file', file]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(
+      `state file ${file} is in use by another fake (pid ${first.child.pid} on `,
+    );
+    // The first keeps its file: a write there is still acknowledged and kept.
+    const token = await tokenOf(first.url);
+    expect((await call('POST', `${first.url}/__admin/reset`)).status).toBe(200);
+    await killHard(first.child);
+    // Its holder gone (kill -9 left the lock behind), the next start takes the file over.
+    const third = await start(file);
+    const read = await call('GET', `${third.url}/api/v2/documents/101101`, undefined, {
+      'x-access-token': token,
+    });
+    expect(read.status).toBe(200);
+  }, 60_000);
+
+  it('refuses with exit 2 a state file whose token has a null grant, naming the file and the key', async () => {
+    const file = join(dir, 'null-grant.log');
+    const mock = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent', stateFile: file });
+    await mock.close();
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}{"t":"tokens","tokens":[["forever",null]]}\n{"t":"commit"}\n`,
+    );
+    const result = await runCli(['--port', '0', '--fixtures', SMALL_SET, '--state-file', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(`state file ${file}: line \\d+, tokens\\[0\\]\\[1\\]: the grant must be an object`),
+    );
+  }, 30_000);
+
+  it('lets settings given at a restart win over those restored, and keeps the rest', async () => {
+    const file = join(dir, 'flags.log');
+    const first = await start(file);
+    const changed = await call('PUT', `${first.url}/__admin/settings`, {
+      tokenTtlSeconds: 7200,
+      maxResultsPerPage: 50,
+    });
+    expect(changed.status).toBe(200);
+    await killHard(first.child);
+    const second = await start(file, ['--token-ttl-seconds', '60']);
+    expect((await call('GET', `${second.url}/__admin/settings`)).body).toMatchObject({
+      tokenTtlSeconds: 60,
+      maxResultsPerPage: 50,
+    });
+  }, 60_000);
 });

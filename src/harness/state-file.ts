@@ -56,6 +56,8 @@ const fdatasyncAsync = promisify(fdatasync);
 
 /** A snapshot is written in pieces of about this many characters, the event loop free between them. */
 const PIECE_CHARS = 64 * 1024;
+/** A snapshot being written is flushed to disk every this many bytes. */
+const SYNC_EVERY_BYTES = 512 * 1024;
 /** The log is compacted once it is larger than this and than twice its last snapshot. */
 const MIN_COMPACT_BYTES = 4 * 1024 * 1024;
 
@@ -134,7 +136,7 @@ export class StateFile {
       if (back.version === VERSION) {
         this.#fd = openLog(this.path);
         this.#size = back.committedBytes;
-        this.#snapshotBytes = back.committedBytes;
+        this.#snapshotBytes = back.snapshotBytes;
         // A group cut short at the end was never acknowledged: cut it off before writing on.
         if (back.fileBytes > back.committedBytes) this.#fs.ftruncateSync(this.#fd, this.#size);
         this.#remember();
@@ -289,12 +291,20 @@ export class StateFile {
       const { name, fd } = created;
       this.#duringCompaction = [];
       let at = 0;
+      let unsynced = 0;
       for (const piece of pieces(snapshotLines(fake.persistentState()))) {
         if (this.#closed) throw new Error('closed');
         const buffer = Buffer.from(piece, 'utf8');
         const { bytesWritten } = await writeAt(fd, buffer, 0, buffer.length, at);
         if (bytesWritten !== buffer.length) throw new Error('short write');
         at += buffer.length;
+        unsynced += buffer.length;
+        // Flushed as it goes (off the event loop): on ext4 a request's fsync also waits for other
+        // files' dirty data, so a large unflushed snapshot would hold every write up meanwhile.
+        if (unsynced >= SYNC_EVERY_BYTES) {
+          await fdatasyncAsync(fd);
+          unsynced = 0;
+        }
         await new Promise<void>((done) => setImmediate(done));
       }
       await fsyncAsync(fd);

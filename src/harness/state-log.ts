@@ -96,6 +96,8 @@ export interface ReadBack {
   clockOffsetSeconds: number;
   settings: Settings;
   committedBytes: number;
+  /** Bytes of the first group, the snapshot the log starts from. */
+  snapshotBytes: number;
   fileBytes: number;
 }
 
@@ -163,7 +165,10 @@ class Replay {
   }
 
   /** The replayed state, every document checked against its reset point's catalogue. */
-  finish(current: Settings, source: string): Omit<ReadBack, 'committedBytes' | 'fileBytes' | 'version'> {
+  finish(
+    current: Settings,
+    source: string,
+  ): Omit<ReadBack, 'committedBytes' | 'snapshotBytes' | 'fileBytes' | 'version'> {
     if (!this.resetPoint) throw new ConfigError(`${this.where('catalog')}: no reset point in the file`);
     const raw = { ...this.resetPoint.catalog, documents: this.resetPoint.documents };
     const resetPoint = buildDataset(raw, source);
@@ -287,6 +292,7 @@ export function readStateFile(path: string, current: Settings): ReadBack {
   const replay = new Replay((key) => `${source}: ${key}`, current);
   let group: Array<[Record<string, unknown>, number]> = [];
   let committedBytes = 0;
+  let snapshotBytes = 0;
   let fileBytes = 0;
   let lineNo = 0;
   let version = 0;
@@ -304,7 +310,13 @@ export function readStateFile(path: string, current: Settings): ReadBack {
     }
     if (lineNo === 1) {
       if (isObject(record) && record.format === FORMAT && record.version === 1 && !('t' in record)) {
-        return { ...readVersion1(record, replay, current, source), version: 1, committedBytes: 0, fileBytes };
+        return {
+          ...readVersion1(record, replay, current, source),
+          version: 1,
+          committedBytes: 0,
+          snapshotBytes: 0,
+          fileBytes,
+        };
       }
       if (
         !isObject(record) ||
@@ -325,9 +337,10 @@ export function readStateFile(path: string, current: Settings): ReadBack {
     for (const [r, n] of group) replay.apply(r, n);
     group = [];
     committedBytes = end;
+    if (snapshotBytes === 0) snapshotBytes = end;
   }
   if (version === 0) throw new ConfigError(`${source}: empty (move it away to start from the fixtures)`);
-  return { ...replay.finish(current, source), version, committedBytes, fileBytes };
+  return { ...replay.finish(current, source), version, committedBytes, snapshotBytes, fileBytes };
 }
 
 /** A version 1 file: the whole state in one object. */
@@ -336,7 +349,7 @@ function readVersion1(
   replay: Replay,
   current: Settings,
   source: string,
-): Omit<ReadBack, 'committedBytes' | 'fileBytes' | 'version'> {
+): Omit<ReadBack, 'committedBytes' | 'snapshotBytes' | 'fileBytes' | 'version'> {
   const resetPoint = body.resetPoint;
   if (!isObject(resetPoint)) throw new ConfigError(`${source}: resetPoint must be a fixture set`);
   replay.resetPoint = {

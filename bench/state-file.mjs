@@ -20,16 +20,7 @@ import { loadFixtureSource } from '../dist/domain/fixtures/load-fixtures.js';
 import { createInstance } from '../dist/harness/instance.js';
 import { StateFile } from '../dist/harness/state-file.js';
 import { ORGANIZATION_ID, tokenRequest, writeBenchData } from './data.mjs';
-import {
-  freePort,
-  HOST,
-  median,
-  percentile,
-  request,
-  startProcess,
-  stopProcess,
-  waitFor,
-} from './lib/proc.mjs';
+import { freePort, median, percentile, request, startProcess, stopProcess, waitFor } from './lib/proc.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TOKEN_CALLS = 50_000;

@@ -83,6 +83,18 @@ export class StateFile {
   #size = 0;
   /** After a failed write the file may hold a cut-off tail: cut it before the next write. */
   #tailDirty = false;
+  /** Groups written so far, and how many of them (and bytes of the file) are known on disk. */
+  #writtenSeq = 0;
+  #syncedSeq = 0;
+  #syncedSize = 0;
+  /** Changes whenever the file is replaced, so a flush of the old one is not counted for the new. */
+  #epoch = 0;
+  #runningFlush: Promise<void> | undefined;
+  #queuedFlush: Promise<void> | undefined;
+  /** After a failed flush, the next write is a whole snapshot. */
+  #needsSnapshot = false;
+  /** A compaction under way when a flush failed must not put its copy of those groups in place. */
+  #compactionSpoiled = false;
   #snapshotBytes = 0;
   #pending: StateChange[] = [];
   #savedSettings = '';
@@ -157,22 +169,29 @@ export class StateFile {
   }
 
   /**
-   * Writes the changes made since the last write as one group and waits until it is on disk.
-   * Throws (and keeps the changes for the next write) when it cannot.
+   * Writes the changes made since the last write as one group; the promise settles once it (and
+   * every group written before it) is on disk. The write itself is synchronous and throws (keeping
+   * the changes for the next write) when it fails or comes up short; the fdatasync runs off the
+   * event loop, one at a time, each covering every group written before it starts (group commit).
+   * With nothing to write, the promise still waits for groups written earlier: they may hold this
+   * caller's changes.
    */
-  commit(): void {
+  commit(): Promise<void> {
     const fake = this.#instance?.fake;
     if (!fake || this.#fd === undefined) throw new Error(`state file ${this.path} is closed`);
     const settings = JSON.stringify(fake.settings);
     const clock = fake.clock.offsetSeconds();
-    if (this.#pending.length === 0 && settings === this.#savedSettings && clock === this.#savedClock) return;
+    if (this.#pending.length === 0 && settings === this.#savedSettings && clock === this.#savedClock) {
+      return this.#durable(this.#writtenSeq);
+    }
     const started = performance.now();
-    if (!this.#stillOurs()) {
-      // Removed or replaced under the fake (by hand, or its folder): a whole new snapshot, which
-      // holds every pending change, or stateNotSaved when even that cannot be written.
+    if (this.#needsSnapshot || !this.#stillOurs()) {
+      // Removed or replaced under the fake (by hand, or its folder), or a flush failed: a whole
+      // new snapshot, which holds every change in memory, or stateNotSaved when even that fails.
       this.#writeSnapshotSync();
+      this.#needsSnapshot = false;
       this.#settled(settings, clock);
-      return;
+      return Promise.resolve();
     }
     const pieces: string[] = [];
     for (const change of this.#pending) for (const piece of changeLines(change)) pieces.push(piece);
@@ -185,7 +204,6 @@ export class StateFile {
       if (this.#tailDirty) this.#fs.ftruncateSync(fd, this.#size);
       this.#tailDirty = false;
       writeFully(this.#fs, fd, group, this.#size);
-      this.#fs.fdatasyncSync(fd);
     } catch (error) {
       this.#tailDirty = true;
       try {
@@ -197,6 +215,7 @@ export class StateFile {
       throw error;
     }
     this.#size += group.length;
+    const seq = ++this.#writtenSeq;
     this.#settled(settings, clock);
     this.#duringCompaction?.push(group);
     this.writes++;
@@ -206,6 +225,69 @@ export class StateFile {
         this.#compaction = undefined;
       });
     }
+    return this.#durable(seq);
+  }
+
+  /** Settles once group `seq` is on disk; rejects when the flush that should have put it there failed. */
+  #durable(seq: number): Promise<void> {
+    if (this.#syncedSeq >= seq) return Promise.resolve();
+    return this.#flush().then(() => {
+      if (this.#syncedSeq < seq) throw new Error(`state file ${this.path}: not flushed to disk`);
+    });
+  }
+
+  /**
+   * One fdatasync at a time, off the event loop; one asked for while another runs starts when that
+   * ends and covers every group written by then, so concurrent writes share it.
+   */
+  #flush(): Promise<void> {
+    this.#queuedFlush ??= (this.#runningFlush ?? Promise.resolve()).then(() => {
+      this.#queuedFlush = undefined;
+      const fd = this.#fd;
+      const epoch = this.#epoch;
+      const seq = this.#writtenSeq;
+      const size = this.#size;
+      if (fd === undefined || seq <= this.#syncedSeq) return;
+      const run = new Promise<void>((done, fail) => {
+        fdatasync(fd, (error) => {
+          if (epoch !== this.#epoch) return done(); // the file was replaced by a synced one meanwhile
+          if (error) {
+            this.#lostDurability();
+            return fail(error);
+          }
+          this.#syncedSeq = Math.max(this.#syncedSeq, seq);
+          this.#syncedSize = size;
+          done();
+        });
+      });
+      const settled = run.then(
+        () => {},
+        () => {},
+      );
+      this.#runningFlush = settled;
+      void settled.then(() => {
+        if (this.#runningFlush === settled) this.#runningFlush = undefined;
+      });
+      return run;
+    });
+    return this.#queuedFlush;
+  }
+
+  /**
+   * A flush failed: what was written since the last good one may or may not be on disk. It is cut
+   * off (no restart may come up with a change that was not acknowledged), and the next write is a
+   * whole snapshot, which carries those changes again from memory.
+   */
+  #lostDurability(): void {
+    try {
+      if (this.#fd !== undefined) this.#fs.ftruncateSync(this.#fd, this.#syncedSize);
+    } catch {
+      this.#tailDirty = true;
+    }
+    this.#size = this.#syncedSize;
+    this.#writtenSeq = this.#syncedSeq;
+    this.#needsSnapshot = true;
+    this.#compactionSpoiled = true;
   }
 
   #settled(settings: string, clock: number): void {
@@ -240,16 +322,43 @@ export class StateFile {
   async closeAsync(): Promise<void> {
     this.#closed = true;
     await this.#compaction;
+    await this.#queuedFlush?.catch(() => {});
+    await this.#runningFlush;
     this.close();
   }
 
-  /** Lets the file and its lock go at once (a compaction under way is abandoned). */
+  /** Lets the file and its lock go at once, flushed (a compaction under way is abandoned). */
   close(): void {
     this.#closed = true;
+    this.#epoch++;
     if (this.#instance) this.#instance.fake.onChange = undefined;
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    if (this.#fd !== undefined) {
+      try {
+        this.#fs.fdatasyncSync(this.#fd);
+        this.#syncedSeq = this.#writtenSeq;
+      } catch {
+        // Nothing more can be done for it here; it was not acknowledged.
+      }
+      closeSync(this.#fd);
+    }
     this.#fd = undefined;
     this.#lock.release();
+  }
+
+  /** `fd` (a new file, all on disk, `size` bytes) is the log from now on. */
+  #replaceLog(fd: number, size: number): void {
+    const old = this.#fd;
+    this.#fd = fd;
+    this.#size = size;
+    this.#epoch++;
+    this.#syncedSeq = this.#writtenSeq;
+    this.#syncedSize = size;
+    this.#tailDirty = false;
+    if (old === undefined) return;
+    // A flush of the old file may still run: close it once that is done.
+    const running = this.#runningFlush;
+    if (running) void running.then(() => closeSync(old));
+    else closeSync(old);
   }
 
   /** Writes the whole state to a new file and renames it over the log (at start). */
@@ -267,9 +376,7 @@ export class StateFile {
       this.#fs.fsyncSync(fd);
       renameSync(name, this.path);
       syncFolder(this.#fs, dirname(this.path));
-      if (this.#fd !== undefined) closeSync(this.#fd);
-      this.#fd = fd;
-      this.#size = at;
+      this.#replaceLog(fd, at);
       this.#snapshotBytes = at;
     } catch (error) {
       closeSync(fd);
@@ -290,6 +397,7 @@ export class StateFile {
       created = createExclusive(this.path, 'tmp-state');
       const { name, fd } = created;
       this.#duringCompaction = [];
+      this.#compactionSpoiled = false;
       let at = 0;
       let unsynced = 0;
       for (const piece of pieces(snapshotLines(fake.persistentState()))) {
@@ -318,6 +426,7 @@ export class StateFile {
       }
       await fdatasyncAsync(fd);
       if (this.#closed || this.#fd === undefined) throw new Error('closed');
+      if (this.#compactionSpoiled) throw new Error('a flush of the log failed meanwhile');
       // From here to the rename nothing else runs: the new file takes every group committed.
       for (const group of this.#duringCompaction.slice(added)) {
         writeFully(this.#fs, fd, group, at);
@@ -326,10 +435,7 @@ export class StateFile {
       this.#fs.fdatasyncSync(fd);
       renameSync(name, this.path);
       syncFolder(this.#fs, dirname(this.path));
-      closeSync(this.#fd);
-      this.#fd = fd;
-      this.#size = at;
-      this.#tailDirty = false;
+      this.#replaceLog(fd, at);
       this.#snapshotBytes = snapshotBytes;
       this.compactions++;
       created = undefined;
@@ -371,54 +477,103 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Wraps the app so that every request that may change the root instance (any method but GET,
- * HEAD and OPTIONS, outside `/sessions/`) saves the state before its answer's head goes out, when
- * the answer is a success. A failed save answers the catalogue's `stateNotSaved` (500, in the
- * vendor shape, `errorBody`) in place of the answer, so no change that is not on disk is ever
- * acknowledged. The save runs at the head, not at the end, because JSON answers write their head
- * before their body.
+ * HEAD and OPTIONS, outside `/sessions/`) saves the state before its answer goes out, when the
+ * answer is a success: at the answer's first output (its head, or its end) the changes are written,
+ * and the answer is held back until they are on disk while other requests are served. A failed
+ * save answers the catalogue's `stateNotSaved` (500, in the vendor shape, `errorBody`) in place of
+ * the answer, so no change that is not on disk is ever acknowledged.
  */
 export function saveAfterChanges(
   app: RequestListener,
-  save: () => void,
+  save: () => Promise<void> | undefined,
   onError: (error: unknown) => void,
   errorBody: (apiRequestUid: string) => ErrorBody,
 ): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
-    if (!SAFE_METHODS.has(req.method ?? 'GET') && !req.url?.startsWith('/sessions/')) {
-      let failure: string | undefined;
-      let decided = false;
-      const decide = (status: number) => {
-        if (decided) return;
-        decided = true;
-        if (status >= 400) return;
-        try {
-          save();
-        } catch (error) {
-          onError(error);
-          failure = JSON.stringify(errorBody(String(res.getHeader('x-request-id') ?? 'none')));
-        }
-      };
-      const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse;
-      const end = res.end as (...args: unknown[]) => ServerResponse;
-      res.writeHead = function writeHeadAfterSaving(
-        this: ServerResponse,
-        status: number,
-        ...rest: unknown[]
-      ) {
-        decide(status);
-        if (failure === undefined) return writeHead.call(this, status, ...rest);
-        return writeHead.call(this, 500, {
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': Buffer.byteLength(failure),
-        });
-      } as ServerResponse['writeHead'];
-      res.end = function endAfterSaving(this: ServerResponse, ...args: unknown[]) {
-        decide(res.statusCode);
-        if (failure === undefined) return end.apply(this, args);
-        if (!res.headersSent) res.writeHead(500);
-        return end.call(this, failure);
-      } as ServerResponse['end'];
-    }
+    if (!SAFE_METHODS.has(req.method ?? 'GET') && !req.url?.startsWith('/sessions/'))
+      holdUntilSaved(res, save, onError, errorBody);
     app(req, res);
   };
+}
+
+function holdUntilSaved(
+  res: ServerResponse,
+  save: () => Promise<void> | undefined,
+  onError: (error: unknown) => void,
+  errorBody: (apiRequestUid: string) => ErrorBody,
+): void {
+  const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse;
+  const write = res.write as (...args: unknown[]) => boolean;
+  const end = res.end as (...args: unknown[]) => ServerResponse;
+  /** `open` until the first output; then `held` while the save runs, `through` once it is on disk. */
+  let phase: 'open' | 'held' | 'through' | 'failed' = 'open';
+  const held: Array<() => void> = [];
+  const fail = (error: unknown) => {
+    onError(error);
+    phase = 'failed';
+    held.length = 0;
+    const body = JSON.stringify(errorBody(String(res.getHeader('x-request-id') ?? 'none')));
+    if (res.headersSent) {
+      res.destroy(); // cannot happen: nothing goes out before the save
+      return;
+    }
+    writeHead.call(res, 500, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
+    end.call(res, body);
+  };
+  const decide = (status: number) => {
+    if (phase !== 'open') return;
+    if (status >= 400) {
+      phase = 'through';
+      return;
+    }
+    let saved: Promise<void> | undefined;
+    try {
+      saved = save();
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (!saved) {
+      phase = 'through';
+      return;
+    }
+    phase = 'held';
+    saved.then(
+      () => {
+        phase = 'through';
+        for (const step of held.splice(0)) step();
+      },
+      (error) => fail(error),
+    );
+  };
+  res.writeHead = function writeHeadOnceSaved(this: ServerResponse, status: number, ...rest: unknown[]) {
+    decide(status);
+    if (phase === 'held') {
+      held.push(() => writeHead.call(this, status, ...rest));
+      return this;
+    }
+    if (phase === 'failed') return this;
+    return writeHead.call(this, status, ...rest);
+  } as ServerResponse['writeHead'];
+  res.write = function writeOnceSaved(this: ServerResponse, ...args: unknown[]) {
+    decide(res.statusCode);
+    if (phase === 'held') {
+      held.push(() => write.apply(this, args));
+      return true;
+    }
+    if (phase === 'failed') return false;
+    return write.apply(this, args);
+  } as ServerResponse['write'];
+  res.end = function endOnceSaved(this: ServerResponse, ...args: unknown[]) {
+    decide(res.statusCode);
+    if (phase === 'held') {
+      held.push(() => end.apply(this, args));
+      return this;
+    }
+    if (phase === 'failed') return this;
+    return end.apply(this, args);
+  } as ServerResponse['end'];
 }

@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import {
   closeSync,
   constants,
+  fdatasync,
   fdatasyncSync,
   fsyncSync,
   ftruncateSync,
@@ -32,9 +33,11 @@ export interface StateFs {
   fdatasyncSync(fd: number): void;
   fsyncSync(fd: number): void;
   ftruncateSync(fd: number, length: number): void;
+  /** The flush that runs off the event loop. */
+  fdatasync(fd: number, done: (error: NodeJS.ErrnoException | null) => void): void;
 }
 
-export const NODE_FS: StateFs = { writeSync, fdatasyncSync, fsyncSync, ftruncateSync };
+export const NODE_FS: StateFs = { writeSync, fdatasyncSync, fsyncSync, ftruncateSync, fdatasync };
 
 const { O_CREAT, O_EXCL, O_RDWR, O_WRONLY, O_NOFOLLOW } = constants;
 

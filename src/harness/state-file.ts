@@ -249,7 +249,7 @@ export class StateFile {
       const size = this.#size;
       if (fd === undefined || seq <= this.#syncedSeq) return;
       const run = new Promise<void>((done, fail) => {
-        fdatasync(fd, (error) => {
+        this.#fs.fdatasync(fd, (error) => {
           if (epoch !== this.#epoch) return done(); // the file was replaced by a synced one meanwhile
           if (error) {
             this.#lostDurability();

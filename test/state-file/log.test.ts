@@ -122,6 +122,38 @@ describe('a write', () => {
   });
 });
 
+describe('a flush', () => {
+  it('that fails answers an error for every write it covered, cuts them off, and the next write is a whole snapshot', async () => {
+    const path = join(dir, 'flush.log');
+    let failing = false;
+    const fs: StateFs = {
+      ...NODE_FS,
+      fdatasync: (fd, done) =>
+        failing
+          ? setImmediate(() => done(Object.assign(new Error('EIO'), { code: 'EIO' })))
+          : NODE_FS.fdatasync(fd, done),
+    };
+    const { file, fake } = openState(path, { fs });
+    rename(fake, 'acknowledged');
+    await file.commit();
+    const good = readFileSync(path);
+
+    failing = true;
+    rename(fake, 'flush failed');
+    await expect(file.commit()).rejects.toThrow(/EIO/);
+    // What the failed flush covered is cut off: a restart could not come up with it.
+    expect(readFileSync(path)).toEqual(good);
+
+    failing = false;
+    rename(fake, 'after the failure');
+    await file.commit();
+    file.close();
+    const back = openAndClose(path);
+    expect(nameOf(back)).toBe('after the failure');
+    expect(lines(path).filter((text) => JSON.parse(text).t === 'head')).toHaveLength(1);
+  });
+});
+
 describe('compaction', () => {
   it('replaces the log by a snapshot in the background and keeps every change made meanwhile', async () => {
     const path = join(dir, 'compact.log');

@@ -7,6 +7,7 @@ import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { Dataset, FixtureSet } from './domain/types.js';
 import { ApiError, toErrorBody } from './errors.js';
+import { saveAfterChanges } from './harness/hold-until-saved.js';
 import { createInstance, type Instance } from './harness/instance.js';
 import {
   type ControlChecks,
@@ -15,7 +16,7 @@ import {
   sessionDataset,
 } from './harness/instance-controls.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
-import { StateFile, saveAfterChanges } from './harness/state-file.js';
+import { StateFile } from './harness/state-file.js';
 import { createApp } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { createLogger } from './logger.js';

@@ -29,6 +29,7 @@ import {
 import { evaluateTargets, machineInfo, printReport } from './lib/report.mjs';
 import { soak } from './soak.mjs';
 import { measureStartupRatios } from './startup-ratios.mjs';
+import { measureStateFile } from './state-file.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const NODE = process.execPath;
@@ -386,6 +387,7 @@ async function main() {
     log(`load: createMockServer and the fixture loader on ${CONFIG.largeDocuments} documents`);
     const load = await runInProcess(['load', data.files[CONFIG.largeDocuments], String(CONFIG.loadWarmRuns)]);
     const large = await largeSet(data);
+    const stateFile = await measureStateFile(data.files[CONFIG.documents], tmp, log);
 
     const report = {
       timestamp: new Date().toISOString(),
@@ -405,6 +407,7 @@ async function main() {
       reset,
       load,
       large,
+      stateFile,
       benchSeconds: 0,
     };
     report.targets = evaluateTargets(report);

@@ -2,12 +2,13 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions } from './config.js';
+import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions, SETTING_KEYS } from './config.js';
 import { createOperationValidators } from './contract/request-validator.js';
 import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 import { ApiError, toErrorBody } from './errors.js';
+import { saveAfterChanges } from './harness/hold-until-saved.js';
 import { createInstance, type Instance, serverMemory } from './harness/instance.js';
 import {
   type ControlChecks,
@@ -16,7 +17,7 @@ import {
   sessionDataset,
 } from './harness/instance-controls.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
-import { StateFile, saveAfterChanges } from './harness/state-file.js';
+import { StateFile } from './harness/state-file.js';
 import { createApp } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { guardConnections } from './http/connection-guard.js';
@@ -175,22 +176,30 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   // With a state file: the root's state read back from it (or written first), then saved after
   // every change before it is acknowledged. Without one, requests take no extra step.
   let app: RequestListener = expressApp;
+  let stateFile: StateFile | undefined;
   if (options.stateFile !== undefined) {
-    const stateFile = new StateFile(options.stateFile);
-    const restored = stateFile.restore(root);
-    if (!restored) stateFile.create(root);
-    logger.info({ stateFile: stateFile.path, restored }, 'state kept in a file');
+    const file = new StateFile(options.stateFile, {
+      onCompactionError: (error) =>
+        logger.warn({ err: error, stateFile: file.path }, 'state file not compacted'),
+    });
+    stateFile = file;
+    const restored = file.open(root);
+    // Settings given at this start (flag, variable, config file, option) win over those restored.
+    const given = SETTING_KEYS.filter((key) => rest[key] !== undefined);
+    if (restored && given.length > 0) {
+      root.fake.settings = {
+        ...root.fake.settings,
+        ...Object.fromEntries(given.map((k) => [k, settings[k]])),
+      };
+      file.commit();
+    }
+    logger.info({ stateFile: file.path, restored, settingsGiven: given }, 'state kept in a file');
     app = saveAfterChanges(
       expressApp,
-      () => stateFile.save(root),
-      (error) => logger.error({ err: error, stateFile: stateFile.path }, 'state file not written'),
+      () => file.commit(),
+      (error) => logger.error({ err: error, stateFile: file.path }, 'state file not written'),
       (apiRequestUid) =>
         toErrorBody(new ApiError('stateNotSaved'), apiRequestUid, root.fake.settings.errorSuccess),
-      // The request state Express keeps on the response names the instance that served it.
-      (res) => {
-        const instance = (res as { locals?: { instance?: Instance } }).locals?.instance;
-        return instance === undefined || instance === root;
-      },
     );
   }
   let server: Server | undefined;
@@ -322,6 +331,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       mock.httpsUrl = undefined;
       await Promise.all([closeServer(s), closeServer(t)]);
       tunnels.close(() => undefined);
+      await stateFile?.closeAsync();
     },
   };
   return mock;

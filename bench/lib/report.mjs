@@ -109,6 +109,11 @@ export function evaluateTargets(report) {
       atMost(`start-up ÷ node -e 0: ${name}`, 2, s.ratio, 'x'),
     ),
     atMost('reset at 10,000 documents (median)', 20, report.reset.medianMs, 'ms'),
+    ...Object.entries(report.stateFile?.cases ?? {})
+      .filter(([name]) => name !== 'fresh')
+      .map(([name, c]) =>
+        atMost(`state file: one-document PATCH ${name} ÷ fresh file (median)`, 2, c.ratioToFresh, 'x'),
+      ),
     atMost('RSS with 100,000 documents (after GC)', 250, report.large.memoryAfterLoad.rss / MB, 'MB'),
     atMost('list p99 at 100,000 documents', 25, report.large.list.latencyMs.p99, 'ms'),
     { measure: 'errors under load (fake)', target: '0', value: failures, unit: '', met: failures === 0 },
@@ -197,6 +202,12 @@ export function formatReport(report) {
         `${fmt(x.medianMs, 'ms')} (${num(x.ratio, 2)}×)`,
       );
     }
+  }
+  for (const [name, c] of Object.entries(report.stateFile?.cases ?? {})) {
+    row(
+      `state file, one-document PATCH, ${name}: median / p95 (÷ fresh); health-check wait meanwhile p99 / max`,
+      `${fmt(c.patchMs.median, 'ms')} / ${fmt(c.patchMs.p95, 'ms')} (${num(c.ratioToFresh, 2)}×); ${fmt(c.healthWaitMs.p99, 'ms')} / ${fmt(c.healthWaitMs.max, 'ms')}`,
+    );
   }
   row(
     `reset at ${num(report.reset.documents)} documents, ${report.reset.via} (median / p95 of ${report.reset.rounds})`,

@@ -90,15 +90,36 @@ export function parseDocumentId(raw: string): number {
   return id;
 }
 
+/**
+ * One change to what a state file keeps, as the fake makes it (`Fake.onChange`): documents
+ * stored, tokens issued, every token revoked, a reset, a load (the dataset is the new reset
+ * point). Settings and the clock are plain values the harness compares instead.
+ */
+export type StateChange =
+  | { kind: 'documents'; documents: readonly Document[] }
+  | { kind: 'tokens'; tokens: ReadonlyArray<readonly [string, TokenGrant]> }
+  | { kind: 'revokeTokens' }
+  | { kind: 'reset' }
+  | { kind: 'load'; dataset: Dataset };
+
 /** See `Fake.persistentState`. */
 export interface PersistentState {
-  /** Stands for the reset point: the same object until the next load (a cache key). */
+  /** Stands for the reset point: the same object until the next load. */
   loaded: object;
   resetPoint: Dataset;
   changed: Document[];
-  tokens: Array<[string, TokenGrant]>;
+  /**
+   * The tokens held, oldest first: the live store's iterator (read it soon, serialising each
+   * grant as it comes; tokens issued meanwhile come at its end).
+   */
+  tokens: Iterable<readonly [string, Readonly<TokenGrant>]>;
   clockOffsetSeconds: number;
   settings: Settings;
+}
+
+/** What `restoreState` takes: a persistent state read back, tokens as a list. */
+export interface RestoredState extends Omit<PersistentState, 'loaded' | 'tokens'> {
+  tokens: ReadonlyArray<readonly [string, TokenGrant]>;
 }
 
 export class Fake {
@@ -113,6 +134,11 @@ export class Fake {
   /** The size (JSON bytes) of each document written since the reset point, by id. */
   #written = new Map<number, number>();
   #writtenBytes = 0;
+  /**
+   * Told of every change a state file keeps, after it is made (the root instance's state file
+   * sets it; nothing else does, so other instances pay nothing).
+   */
+  onChange: ((change: StateChange) => void) | undefined;
 
   constructor(dataset: Dataset, settings: Settings, clock: Clock = new Clock(), budget?: MemoryBudget) {
     this.settings = { ...settings };
@@ -147,6 +173,16 @@ export class Fake {
     }
     const now = this.clock.nowSeconds();
     const issued = this.#tokens.issue(key.organizationId, key.keyId, now, this.settings.tokenTtlSeconds);
+    if (this.onChange) {
+      const grant = { organizationId: key.organizationId, keyId: key.keyId, expiry: issued.expiry };
+      this.onChange({
+        kind: 'tokens',
+        tokens: [
+          [issued.accessToken, { ...grant, kind: 'access', revoked: false }],
+          [issued.refreshToken, { ...grant, kind: 'refresh', revoked: false }],
+        ],
+      });
+    }
     return {
       success: true,
       access_token: issued.accessToken,
@@ -219,9 +255,10 @@ export class Fake {
     }
     const first = outcome.problems[0];
     if (first) throw new ApiError('invalidBody', `${first.location}: ${first.message}`, outcome.problems);
-    const next = { ...doc, details: outcome.details, last_modified: this.#nowIso() };
-    this.#count([next], true);
-    this.#store.put(next);
+    const written = { ...doc, details: outcome.details, last_modified: this.#nowIso() };
+    this.#count([written], true);
+    this.#store.put(written);
+    this.onChange?.({ kind: 'documents', documents: [written] });
     const notice = readShapedNotice(outcome.readShapedKeys, 'body');
     return notice ? [notice] : [];
   }
@@ -251,12 +288,15 @@ export class Fake {
     );
     this.#count(plan.writes, true);
     this.#store.putMany(plan.writes);
+    if (plan.writes.length > 0) this.onChange?.({ kind: 'documents', documents: plan.writes });
     return { created: plan.created, updated: plan.updated, notices: plan.notices };
   }
 
   /** Invalidates every token issued so far; returns how many access tokens were still usable. */
   revokeTokens(): number {
-    return this.#tokens.revokeAll(this.clock.nowSeconds());
+    const live = this.#tokens.revokeAll(this.clock.nowSeconds());
+    this.onChange?.({ kind: 'revokeTokens' });
+    return live;
   }
 
   /**
@@ -269,6 +309,7 @@ export class Fake {
     this.#forgetWritten();
     this.#store = new DocumentStore(this.#loaded.base);
     this.clock.reset();
+    this.onChange?.({ kind: 'reset' });
   }
 
   /** Replaces the whole state with `dataset` and makes it the new reset point. */
@@ -279,6 +320,7 @@ export class Fake {
     this.#store = new DocumentStore(loaded.base);
     this.#tokens.clear();
     this.clock.reset();
+    this.onChange?.({ kind: 'load', dataset: loaded.dataset });
   }
 
   /** The dataset a reset returns to (the last one loaded); shares its immutable documents. */
@@ -315,14 +357,14 @@ export class Fake {
       loaded,
       resetPoint: this.resetPoint(),
       changed: this.#store.all().filter((doc) => !base.has(doc)),
-      tokens: this.#tokens.entries(),
+      tokens: this.#tokens.live(),
       clockOffsetSeconds: this.clock.offsetSeconds(),
       settings: { ...this.settings },
     };
   }
 
   /** Back to a state `persistentState()` described: `changed` are validated documents of `resetPoint`'s catalogue. */
-  restoreState(state: Omit<PersistentState, 'loaded'>): void {
+  restoreState(state: RestoredState): void {
     this.load(state.resetPoint);
     // Restored at start: counted, never refused (it was acknowledged before).
     this.#count(state.changed, false);

@@ -127,12 +127,12 @@ export class TokenStore {
     return this.#grants.keys();
   }
 
-  /** Every token held with its grant, oldest first (what a state file keeps). */
-  entries(): Array<[string, TokenGrant]> {
-    return [...this.#grants].map(([token, grant]) => [token, { ...grant }]);
+  /** Every token held with its live grant, oldest first (serialise each as it comes; never mutate). */
+  live(): IterableIterator<[string, Readonly<TokenGrant>]> {
+    return this.#grants.entries();
   }
 
-  /** Replaces the tokens held with `entries` (from `entries()`, e.g. read back from a state file). */
+  /** Replaces the tokens held with `entries` (read back from a state file). */
   replace(entries: ReadonlyArray<readonly [string, TokenGrant]>): void {
     this.clear();
     for (const [token, grant] of entries.slice(-MAX_TOKENS)) {

@@ -1,210 +1,477 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { dirname, join, resolve } from 'node:path';
-import { ConfigError, type Settings } from '../config.js';
-import { buildDataset } from '../domain/fixtures/load-fixtures.js';
-import type { TokenGrant } from '../domain/tokens.js';
-import type { Dataset } from '../domain/types.js';
-import type { ErrorBody } from '../errors.js';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fstatSync,
+  fsync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  write,
+} from 'node:fs';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
+import { ConfigError } from '../config.js';
+import type { StateChange } from '../domain/fake.js';
 import type { Instance } from './instance.js';
-import { mergeSettings } from './settings-input.js';
+import {
+  createExclusive,
+  NODE_FS,
+  resolveStatePath,
+  type StateFs,
+  StateLock,
+  syncFolder,
+  writeFully,
+} from './state-file-io.js';
+import {
+  COMMIT_LINE,
+  changeLines,
+  clockLine,
+  readStateFile,
+  settingsLine,
+  snapshotLines,
+  VERSION,
+} from './state-log.js';
 
 /**
  * The root instance kept in a file (`stateFile`), for days-long use: documents, tokens, clock
- * offset, settings and the reset point survive a restart, even `kill -9`. The file is written
- * whole and atomically (a temporary file beside it, fsync, rename, fsync of the folder) after
- * every change made over HTTP and before the answer that acknowledges it is sent, so a change a
- * client saw acknowledged is never lost. Sessions, the journal and faults are not kept: they
- * belong to a test run.
+ * offset, settings and the reset point survive a restart, even `kill -9`. Sessions, the journal
+ * and faults are not kept: they belong to a test run.
  *
- * Writing costs one JSON text of the changed documents and tokens; the reset point's text is made
- * once per fixture load and reused.
+ * The file is a log (`state-log.ts`): a snapshot, then one group of lines per change, appended
+ * and fsynced before the answer that acknowledges the change is sent, so a write costs what the
+ * change costs. A write that fails or comes up short is cut off again and answers `stateNotSaved`;
+ * the change stays pending in memory and goes out with the next write. When the log has grown past
+ * its snapshot, a new snapshot is written beside it in the background, in pieces between requests,
+ * then the changes made meanwhile are added and it is renamed over the log.
+ *
+ * One fake per file: `<file>.lock` (state-file-io.ts). A symlinked path is resolved once at start.
  */
 
-const FORMAT = 'passportal-docs-fake state';
-const VERSION = 1;
+const writeAt = promisify(write);
+const fsyncAsync = promisify(fsync);
+const fdatasyncAsync = promisify(fdatasync);
 
-interface StateFileBody {
-  format: typeof FORMAT;
-  version: typeof VERSION;
-  savedAt: string;
-  clockOffsetSeconds: number;
-  settings: Settings;
-  tokens: Array<[string, TokenGrant]>;
-  /** Documents that differ from the reset point (edited or created), as `GET /__admin/state` shows them. */
-  changed: unknown[];
-  /** The fixture set a reset returns to. */
-  resetPoint: Dataset;
+/** A snapshot is written in pieces of about this many characters, the event loop free between them. */
+const PIECE_CHARS = 64 * 1024;
+/** A snapshot being written is flushed to disk every this many bytes. */
+const SYNC_EVERY_BYTES = 512 * 1024;
+/** The log is compacted once it is larger than this and than twice its last snapshot. */
+const MIN_COMPACT_BYTES = 4 * 1024 * 1024;
+
+export interface StateFileOptions {
+  /** The file-system calls writes go through (a test's seam for a full disk). */
+  fs?: StateFs;
+  /** Told when a background compaction fails (the log is kept and grows on). */
+  onCompactionError?: (error: unknown) => void;
+  /** The log is compacted once larger than this and than twice its snapshot (default 4 MiB). */
+  compactAfterBytes?: number;
 }
 
 export class StateFile {
+  /** Where the state is written: the given path with any symlink resolved at start. */
   readonly path: string;
-  #resetPointKey: object | undefined;
-  #resetPointText = '';
+  readonly #fs: StateFs;
+  readonly #lock: StateLock;
+  readonly #onCompactionError: (error: unknown) => void;
+  readonly #compactAfterBytes: number;
+  #instance: Instance | undefined;
+  #fd: number | undefined;
+  /** Bytes of the log that hold committed groups; every write starts here. */
+  #size = 0;
+  /** After a failed write the file may hold a cut-off tail: cut it before the next write. */
+  #tailDirty = false;
+  /** Groups written so far, and how many of them (and bytes of the file) are known on disk. */
+  #writtenSeq = 0;
+  #syncedSeq = 0;
+  #syncedSize = 0;
+  /** Changes whenever the file is replaced, so a flush of the old one is not counted for the new. */
+  #epoch = 0;
+  #runningFlush: Promise<void> | undefined;
+  #queuedFlush: Promise<void> | undefined;
+  /** After a failed flush, the next write is a whole snapshot. */
+  #needsSnapshot = false;
+  /** A compaction under way when a flush failed must not put its copy of those groups in place. */
+  #compactionSpoiled = false;
+  #snapshotBytes = 0;
+  #pending: StateChange[] = [];
+  #savedSettings = '';
+  #savedClock = 0;
+  /** Groups committed while a compaction runs, to add to the new file before it replaces the log. */
+  #duringCompaction: Buffer[] | undefined;
+  #compaction: Promise<void> | undefined;
+  #closed = false;
   /** Writes so far and the time they took (for the log and the benchmark). */
   writes = 0;
   writeMs = 0;
+  compactions = 0;
 
-  constructor(path: string) {
-    this.path = path;
-  }
-
-  /** Writes the instance's state atomically; returns once the file and its folder are on disk. */
-  save(instance: Instance): void {
-    const started = performance.now();
-    const state = instance.fake.persistentState();
-    if (state.loaded !== this.#resetPointKey) {
-      this.#resetPointText = JSON.stringify(state.resetPoint);
-      this.#resetPointKey = state.loaded;
-    }
-    const head = JSON.stringify({
-      format: FORMAT,
-      version: VERSION,
-      savedAt: new Date().toISOString(),
-      clockOffsetSeconds: state.clockOffsetSeconds,
-      settings: state.settings,
-      tokens: state.tokens,
-      changed: state.changed,
-    });
-    writeAtomically(this.path, `${head.slice(0, -1)},"resetPoint":${this.#resetPointText}}\n`);
-    this.writes++;
-    this.writeMs += performance.now() - started;
+  constructor(path: string, options: StateFileOptions = {}) {
+    this.path = resolveStatePath(path);
+    this.#fs = options.fs ?? NODE_FS;
+    this.#lock = new StateLock(this.path);
+    this.#onCompactionError = options.onCompactionError ?? (() => {});
+    this.#compactAfterBytes = options.compactAfterBytes ?? MIN_COMPACT_BYTES;
   }
 
   /**
-   * The first write, at start when there is no file yet: a folder that does not exist or cannot
-   * be written is a ConfigError naming the option and the folder, before anything is served (not
-   * a failure at the first change).
+   * Locks the file, restores `instance` from it when it exists (false when it did not) or writes
+   * it first, and from then on records the instance's changes. A file it cannot read back, a held
+   * lock or a folder it cannot write is a ConfigError.
    */
-  create(instance: Instance): void {
+  open(instance: Instance): boolean {
+    this.#lock.acquire(this.path);
+    this.#instance = instance;
     try {
-      this.save(instance);
+      const restored = this.#restore(instance);
+      instance.fake.onChange = (change) => this.#pending.push(change);
+      return restored;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      const folder = dirname(resolve(this.path));
-      const why =
-        code === 'ENOENT'
-          ? `the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or name a file in a folder that exists`
-          : `cannot be written in the folder ${folder} (${code}); name a file in a folder the fake may write to`;
-      throw new ConfigError(`state file ${this.path} (--state-file, STATE_FILE): ${why}`);
-    }
-  }
-
-  /**
-   * Restores the instance from the file; false when there is no file. A file that cannot be
-   * read back (not this format, or documents its own reset point refuses) is a ConfigError: the
-   * fake does not start over it, so nothing is overwritten by mistake.
-   */
-  restore(instance: Instance): boolean {
-    let text: string;
-    try {
-      text = readFileSync(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      this.close();
+      if (error instanceof ConfigError || !(error as NodeJS.ErrnoException).code) throw error;
       throw new ConfigError(
-        `state file ${this.path}: cannot be read (${(error as NodeJS.ErrnoException).code})`,
+        `state file ${this.path}: cannot be written (${(error as NodeJS.ErrnoException).code}); ` +
+          'make its folder writable or give another --state-file',
       );
     }
-    let body: StateFileBody;
+  }
+
+  #restore(instance: Instance): boolean {
+    const { fake } = instance;
+    let exists = true;
     try {
-      body = JSON.parse(text) as StateFileBody;
+      statSync(this.path);
     } catch {
-      throw new ConfigError(`state file ${this.path}: not JSON (move it away to start from the fixtures)`);
+      exists = false;
     }
-    if (body?.format !== FORMAT || body.version !== VERSION) {
-      throw new ConfigError(`state file ${this.path}: not a ${FORMAT} file of version ${VERSION}`);
+    if (exists) {
+      const back = readStateFile(this.path, fake.settings);
+      fake.restoreState(back);
+      if (back.version === VERSION) {
+        this.#fd = openLog(this.path);
+        this.#size = back.committedBytes;
+        this.#snapshotBytes = back.snapshotBytes;
+        // A group cut short at the end was never acknowledged: cut it off before writing on.
+        if (back.fileBytes > back.committedBytes) this.#fs.ftruncateSync(this.#fd, this.#size);
+        this.#remember();
+        return true;
+      }
     }
-    const source = `state file ${this.path}`;
-    const resetPoint = buildDataset(body.resetPoint, source);
-    const changed = buildDataset({ ...body.resetPoint, documents: body.changed }, source).documents;
-    instance.fake.restoreState({
-      resetPoint,
-      changed,
-      tokens: Array.isArray(body.tokens) ? body.tokens : [],
-      clockOffsetSeconds: Number(body.clockOffsetSeconds) || 0,
-      settings: mergeSettings(instance.fake.settings, body.settings ?? {}),
+    // A new file, or a version 1 file: a snapshot written whole, then renamed into place.
+    this.#remember();
+    this.#writeSnapshotSync();
+    return exists;
+  }
+
+  #remember(): void {
+    const fake = this.#instance?.fake;
+    if (!fake) return;
+    this.#savedSettings = JSON.stringify(fake.settings);
+    this.#savedClock = fake.clock.offsetSeconds();
+  }
+
+  /**
+   * Writes the changes made since the last write as one group; the promise settles once it (and
+   * every group written before it) is on disk. The write itself is synchronous and throws (keeping
+   * the changes for the next write) when it fails or comes up short; the fdatasync runs off the
+   * event loop, one at a time, each covering every group written before it starts (group commit).
+   * With nothing to write, the promise still waits for groups written earlier: they may hold this
+   * caller's changes.
+   */
+  commit(): Promise<void> {
+    const fake = this.#instance?.fake;
+    if (!fake || this.#fd === undefined) throw new Error(`state file ${this.path} is closed`);
+    const settings = JSON.stringify(fake.settings);
+    const clock = fake.clock.offsetSeconds();
+    if (this.#pending.length === 0 && settings === this.#savedSettings && clock === this.#savedClock) {
+      return this.#durable(this.#writtenSeq);
+    }
+    const started = performance.now();
+    if (this.#needsSnapshot || !this.#stillOurs()) {
+      // Removed or replaced under the fake (by hand, or its folder), or a flush failed: a whole
+      // new snapshot, which holds every change in memory, or stateNotSaved when even that fails.
+      this.#writeSnapshotSync();
+      this.#needsSnapshot = false;
+      this.#settled(settings, clock);
+      return Promise.resolve();
+    }
+    const pieces: string[] = [];
+    for (const change of this.#pending) for (const piece of changeLines(change)) pieces.push(piece);
+    if (settings !== this.#savedSettings) pieces.push(settingsLine(fake.settings));
+    if (clock !== this.#savedClock) pieces.push(clockLine(clock));
+    pieces.push(COMMIT_LINE);
+    const group = Buffer.from(pieces.join(''), 'utf8');
+    const fd = this.#fd;
+    try {
+      if (this.#tailDirty) this.#fs.ftruncateSync(fd, this.#size);
+      this.#tailDirty = false;
+      writeFully(this.#fs, fd, group, this.#size);
+    } catch (error) {
+      this.#tailDirty = true;
+      try {
+        this.#fs.ftruncateSync(fd, this.#size);
+        this.#tailDirty = false;
+      } catch {
+        // Cut before the next write instead; a reader drops an uncommitted tail anyway.
+      }
+      throw error;
+    }
+    this.#size += group.length;
+    const seq = ++this.#writtenSeq;
+    this.#settled(settings, clock);
+    this.#duringCompaction?.push(group);
+    this.writes++;
+    this.writeMs += performance.now() - started;
+    if (!this.#compaction && this.#size > Math.max(this.#compactAfterBytes, 2 * this.#snapshotBytes)) {
+      this.#compaction = this.#compact().finally(() => {
+        this.#compaction = undefined;
+      });
+    }
+    return this.#durable(seq);
+  }
+
+  /** Settles once group `seq` is on disk; rejects when the flush that should have put it there failed. */
+  #durable(seq: number): Promise<void> {
+    if (this.#syncedSeq >= seq) return Promise.resolve();
+    return this.#flush().then(() => {
+      if (this.#syncedSeq < seq) throw new Error(`state file ${this.path}: not flushed to disk`);
     });
-    return true;
   }
-}
 
-/** Writes `text` to `path` so that a crash leaves either the old file or the new one, whole. */
-export function writeAtomically(path: string, text: string): void {
-  const temporary = join(dirname(path), `.${process.pid}.${Date.now()}.tmp-state`);
-  const fd = openSync(temporary, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temporary, path);
-  // The rename itself is durable once the folder is.
-  const dir = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
-}
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/**
- * Wraps the app so that every request that may change the root instance (any method but GET,
- * HEAD and OPTIONS, outside `/sessions/`) saves the state before its answer's head goes out, when
- * the answer is a success. A failed save answers the catalogue's `stateNotSaved` (500, in the
- * vendor shape, `errorBody`) in place of the answer, so no change that is not on disk is ever
- * acknowledged. The save runs at the head, not at the end, because JSON answers write their head
- * before their body. `servedByRoot` tells, once the request is routed, whether the root served it
- * (a request at the root URL with a session's own key is served by that session: nothing to save).
- */
-export function saveAfterChanges(
-  app: RequestListener,
-  save: () => void,
-  onError: (error: unknown) => void,
-  errorBody: (apiRequestUid: string) => ErrorBody,
-  servedByRoot: (res: ServerResponse) => boolean = () => true,
-): RequestListener {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    if (!SAFE_METHODS.has(req.method ?? 'GET') && !req.url?.startsWith('/sessions/')) {
-      let failure: string | undefined;
-      let decided = false;
-      const decide = (status: number) => {
-        if (decided) return;
-        decided = true;
-        if (status >= 400 || !servedByRoot(res)) return;
-        try {
-          save();
-        } catch (error) {
-          onError(error);
-          failure = JSON.stringify(errorBody(String(res.getHeader('x-request-id') ?? 'none')));
-        }
-      };
-      const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse;
-      const end = res.end as (...args: unknown[]) => ServerResponse;
-      res.writeHead = function writeHeadAfterSaving(
-        this: ServerResponse,
-        status: number,
-        ...rest: unknown[]
-      ) {
-        decide(status);
-        if (failure === undefined) return writeHead.call(this, status, ...rest);
-        return writeHead.call(this, 500, {
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': Buffer.byteLength(failure),
+  /**
+   * One fdatasync at a time, off the event loop; one asked for while another runs starts when that
+   * ends and covers every group written by then, so concurrent writes share it.
+   */
+  #flush(): Promise<void> {
+    this.#queuedFlush ??= (this.#runningFlush ?? Promise.resolve()).then(() => {
+      this.#queuedFlush = undefined;
+      const fd = this.#fd;
+      const epoch = this.#epoch;
+      const seq = this.#writtenSeq;
+      const size = this.#size;
+      if (fd === undefined || seq <= this.#syncedSeq) return;
+      const run = new Promise<void>((done, fail) => {
+        this.#fs.fdatasync(fd, (error) => {
+          if (epoch !== this.#epoch) return done(); // the file was replaced by a synced one meanwhile
+          if (error) {
+            this.#lostDurability();
+            return fail(error);
+          }
+          this.#syncedSeq = Math.max(this.#syncedSeq, seq);
+          this.#syncedSize = size;
+          done();
         });
-      } as ServerResponse['writeHead'];
-      res.end = function endAfterSaving(this: ServerResponse, ...args: unknown[]) {
-        decide(res.statusCode);
-        if (failure === undefined) return end.apply(this, args);
-        if (!res.headersSent) res.writeHead(500);
-        return end.call(this, failure);
-      } as ServerResponse['end'];
+      });
+      const settled = run.then(
+        () => {},
+        () => {},
+      );
+      this.#runningFlush = settled;
+      void settled.then(() => {
+        if (this.#runningFlush === settled) this.#runningFlush = undefined;
+      });
+      return run;
+    });
+    return this.#queuedFlush;
+  }
+
+  /**
+   * A flush failed: what was written since the last good one may or may not be on disk. It is cut
+   * off (no restart may come up with a change that was not acknowledged), and the next write is a
+   * whole snapshot, which carries those changes again from memory.
+   */
+  #lostDurability(): void {
+    try {
+      if (this.#fd !== undefined) this.#fs.ftruncateSync(this.#fd, this.#syncedSize);
+    } catch {
+      this.#tailDirty = true;
     }
-    app(req, res);
-  };
+    this.#size = this.#syncedSize;
+    this.#writtenSeq = this.#syncedSeq;
+    this.#needsSnapshot = true;
+    this.#compactionSpoiled = true;
+  }
+
+  #settled(settings: string, clock: number): void {
+    this.#pending = [];
+    this.#savedSettings = settings;
+    this.#savedClock = clock;
+  }
+
+  /** Whether the path still names the file this fake writes (one stat, no read). */
+  #stillOurs(): boolean {
+    if (this.#fd === undefined) return false;
+    try {
+      const atPath = statSync(this.path);
+      const open = fstatSync(this.#fd);
+      return atPath.ino === open.ino && atPath.dev === open.dev;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The compaction under way, if any (settles when it has replaced the log, or given up). */
+  get compacting(): Promise<void> | undefined {
+    return this.#compaction;
+  }
+
+  /** Bytes of the log (committed groups). */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Finishes (or abandons) a compaction under way, then lets the file and its lock go. */
+  async closeAsync(): Promise<void> {
+    this.#closed = true;
+    await this.#compaction;
+    await this.#queuedFlush?.catch(() => {});
+    await this.#runningFlush;
+    this.close();
+  }
+
+  /** Lets the file and its lock go at once, flushed (a compaction under way is abandoned). */
+  close(): void {
+    this.#closed = true;
+    this.#epoch++;
+    if (this.#instance) this.#instance.fake.onChange = undefined;
+    if (this.#fd !== undefined) {
+      try {
+        this.#fs.fdatasyncSync(this.#fd);
+        this.#syncedSeq = this.#writtenSeq;
+      } catch {
+        // Nothing more can be done for it here; it was not acknowledged.
+      }
+      closeSync(this.#fd);
+    }
+    this.#fd = undefined;
+    this.#lock.release();
+  }
+
+  /** `fd` (a new file, all on disk, `size` bytes) is the log from now on. */
+  #replaceLog(fd: number, size: number): void {
+    const old = this.#fd;
+    this.#fd = fd;
+    this.#size = size;
+    this.#epoch++;
+    this.#syncedSeq = this.#writtenSeq;
+    this.#syncedSize = size;
+    this.#tailDirty = false;
+    if (old === undefined) return;
+    // A flush of the old file may still run: close it once that is done.
+    const running = this.#runningFlush;
+    if (running) void running.then(() => closeSync(old));
+    else closeSync(old);
+  }
+
+  /** Writes the whole state to a new file and renames it over the log (at start). */
+  #writeSnapshotSync(): void {
+    const fake = this.#instance?.fake;
+    if (!fake) throw new Error('no instance');
+    const { name, fd } = createExclusive(this.path, 'tmp-state');
+    try {
+      let at = 0;
+      for (const piece of pieces(snapshotLines(fake.persistentState()))) {
+        const buffer = Buffer.from(piece, 'utf8');
+        writeFully(this.#fs, fd, buffer, at);
+        at += buffer.length;
+      }
+      this.#fs.fsyncSync(fd);
+      renameSync(name, this.path);
+      syncFolder(this.#fs, dirname(this.path));
+      this.#replaceLog(fd, at);
+      this.#snapshotBytes = at;
+    } catch (error) {
+      closeSync(fd);
+      rmSync(name, { force: true });
+      throw error;
+    }
+  }
+
+  /**
+   * A new snapshot beside the log, written in pieces with the event loop free between them; the
+   * groups committed meanwhile are added, then it replaces the log in one synchronous step.
+   */
+  async #compact(): Promise<void> {
+    const fake = this.#instance?.fake;
+    if (!fake) return;
+    let created: { name: string; fd: number } | undefined;
+    try {
+      created = createExclusive(this.path, 'tmp-state');
+      const { name, fd } = created;
+      this.#duringCompaction = [];
+      this.#compactionSpoiled = false;
+      let at = 0;
+      let unsynced = 0;
+      for (const piece of pieces(snapshotLines(fake.persistentState()))) {
+        if (this.#closed) throw new Error('closed');
+        const buffer = Buffer.from(piece, 'utf8');
+        const { bytesWritten } = await writeAt(fd, buffer, 0, buffer.length, at);
+        if (bytesWritten !== buffer.length) throw new Error('short write');
+        at += buffer.length;
+        unsynced += buffer.length;
+        // Flushed as it goes (off the event loop): on ext4 a request's fsync also waits for other
+        // files' dirty data, so a large unflushed snapshot would hold every write up meanwhile.
+        if (unsynced >= SYNC_EVERY_BYTES) {
+          await fdatasyncAsync(fd);
+          unsynced = 0;
+        }
+        await new Promise<void>((done) => setImmediate(done));
+      }
+      await fsyncAsync(fd);
+      const snapshotBytes = at;
+      // Most of what was committed meanwhile goes out with the event loop free, the rest below.
+      let added = 0;
+      for (; added < this.#duringCompaction.length; added++) {
+        const group = this.#duringCompaction[added] as Buffer;
+        await writeAt(fd, group, 0, group.length, at);
+        at += group.length;
+      }
+      await fdatasyncAsync(fd);
+      if (this.#closed || this.#fd === undefined) throw new Error('closed');
+      if (this.#compactionSpoiled) throw new Error('a flush of the log failed meanwhile');
+      // From here to the rename nothing else runs: the new file takes every group committed.
+      for (const group of this.#duringCompaction.slice(added)) {
+        writeFully(this.#fs, fd, group, at);
+        at += group.length;
+      }
+      this.#fs.fdatasyncSync(fd);
+      renameSync(name, this.path);
+      syncFolder(this.#fs, dirname(this.path));
+      this.#replaceLog(fd, at);
+      this.#snapshotBytes = snapshotBytes;
+      this.compactions++;
+      created = undefined;
+    } catch (error) {
+      if (created) {
+        closeSync(created.fd);
+        rmSync(created.name, { force: true });
+      }
+      if (!this.#closed) {
+        // Not again before the log has grown by as much once more.
+        this.#snapshotBytes = this.#size;
+        this.#onCompactionError(error);
+      }
+    } finally {
+      this.#duringCompaction = undefined;
+    }
+  }
+}
+
+/** Lines joined into pieces of about `PIECE_CHARS`. */
+function* pieces(lines: Iterable<string>): Generator<string> {
+  let piece = '';
+  for (const text of lines) {
+    piece += text;
+    if (piece.length >= PIECE_CHARS) {
+      yield piece;
+      piece = '';
+    }
+  }
+  if (piece.length > 0) yield piece;
+}
+
+/** The log opened for writing in place, never through a link (the path is already resolved). */
+function openLog(path: string): number {
+  return openSync(path, constants.O_RDWR | constants.O_NOFOLLOW);
 }

@@ -42,6 +42,11 @@ async function call(method: string, url: string, body?: unknown, headers: Record
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
+/** The first line of a state file: its head (format and version). */
+function headOf(file: string): { format: string; version: number } {
+  return JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string);
+}
+
 async function tokenOf(url: string): Promise<string> {
   const res = await call(
     'POST',
@@ -127,9 +132,7 @@ describe('--state-file', () => {
     const child = spawnCli(['--config', join(folder, 'fake.config.json'), '--fixtures', SMALL_SET]);
     children.push(child);
     await waitForListening(child);
-    expect(JSON.parse(readFileSync(join(folder, 'kept.json'), 'utf8')).format).toBe(
-      'passportal-docs-fake state',
-    );
+    expect(headOf(join(folder, 'kept.json')).format).toBe('passportal-docs-fake state');
   }, 30_000);
 
   it('refuses to start over a file it cannot read back, and says so', async () => {
@@ -145,10 +148,8 @@ describe('--state-file', () => {
     const file = join(dir, 'programmatic.json');
     const mock = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent', stateFile: file });
     await mock.close();
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
-      format: 'passportal-docs-fake state',
-      changed: [],
-    });
+    expect(headOf(file)).toMatchObject({ format: 'passportal-docs-fake state', version: 2 });
+    expect(readFileSync(file, 'utf8')).not.toContain('"t":"documents"');
     const before = readdirSync(dir).length;
     const plain = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent' });
     await plain.close();
@@ -158,7 +159,7 @@ describe('--state-file', () => {
     const child = spawnCli(['--port', '0', '--fixtures', SMALL_SET], { STATE_FILE: viaEnv });
     children.push(child);
     await waitForListening(child);
-    expect(JSON.parse(readFileSync(viaEnv, 'utf8')).format).toBe('passportal-docs-fake state');
+    expect(headOf(viaEnv).format).toBe('passportal-docs-fake state');
   }, 30_000);
 
   it('answers stateNotSaved in the vendor shape, not success, when the file cannot be written', async () => {
@@ -185,4 +186,55 @@ describe('--state-file', () => {
       await mock.close();
     }
   });
+
+  it('refuses a second fake on the same file with exit 2, naming the file and the holder', async () => {
+    const file = join(dir, 'shared.log');
+    const first = await start(file);
+    const second = await runCli(['--port', '0', '--fixtures', SMALL_SET, '--state-file', file]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(
+      `state file ${file} is in use by another fake (pid ${first.child.pid} on `,
+    );
+    // The first keeps its file: a write there is still acknowledged and kept.
+    const token = await tokenOf(first.url);
+    expect((await call('POST', `${first.url}/__admin/reset`)).status).toBe(200);
+    await killHard(first.child);
+    // Its holder gone (kill -9 left the lock behind), the next start takes the file over.
+    const third = await start(file);
+    const read = await call('GET', `${third.url}/api/v2/documents/101101`, undefined, {
+      'x-access-token': token,
+    });
+    expect(read.status).toBe(200);
+  }, 60_000);
+
+  it('refuses with exit 2 a state file whose token has a null grant, naming the file and the key', async () => {
+    const file = join(dir, 'null-grant.log');
+    const mock = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent', stateFile: file });
+    await mock.close();
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}{"t":"tokens","tokens":[["forever",null]]}\n{"t":"commit"}\n`,
+    );
+    const result = await runCli(['--port', '0', '--fixtures', SMALL_SET, '--state-file', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(`state file ${file}: line \\d+, tokens\\[0\\]\\[1\\]: the grant must be an object`),
+    );
+  }, 30_000);
+
+  it('lets settings given at a restart win over those restored, and keeps the rest', async () => {
+    const file = join(dir, 'flags.log');
+    const first = await start(file);
+    const changed = await call('PUT', `${first.url}/__admin/settings`, {
+      tokenTtlSeconds: 7200,
+      maxResultsPerPage: 50,
+    });
+    expect(changed.status).toBe(200);
+    await killHard(first.child);
+    const second = await start(file, ['--token-ttl-seconds', '60']);
+    expect((await call('GET', `${second.url}/__admin/settings`)).body).toMatchObject({
+      tokenTtlSeconds: 60,
+      maxResultsPerPage: 50,
+    });
+  }, 60_000);
 });

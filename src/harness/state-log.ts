@@ -1,0 +1,369 @@
+/**
+ * The state file's format: a log of JSON lines. A snapshot (the reset point, the documents that
+ * differ from it, tokens, settings, clock) then one group of lines per acknowledged change, each
+ * group closed by a `commit` line. Reading it back replays the groups that were committed; a
+ * group cut short (a crash in the middle of a write, which was never acknowledged) is dropped.
+ * No line holds more than one document or a few hundred tokens, so no state is ever one string.
+ *
+ *   {"t":"head","format":"passportal-docs-fake state","version":2}
+ *   {"t":"catalog",...} {"t":"base","documents":[...]}... {"t":"loaded"}   a reset point (a load)
+ *   {"t":"documents","documents":[...]}      documents stored
+ *   {"t":"tokens","tokens":[[token, grant]...]}   tokens issued
+ *   {"t":"revokeTokens"} {"t":"reset"} {"t":"settings","settings":{}} {"t":"clock","offsetSeconds":0}
+ *   {"t":"commit"}
+ *
+ * Version 1 files (one JSON object, the whole state) are still read.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { ConfigError, type Settings } from '../config.js';
+import { MAX_UNIX_SECONDS } from '../domain/clock.js';
+import type { PersistentState, StateChange } from '../domain/fake.js';
+import { buildDataset } from '../domain/fixtures/load-fixtures.js';
+import type { TokenGrant } from '../domain/tokens.js';
+import type { Dataset } from '../domain/types.js';
+import { ApiError } from '../errors.js';
+import { mergeSettings } from './settings-input.js';
+
+export const FORMAT = 'passportal-docs-fake state';
+export const VERSION = 2;
+export const COMMIT_LINE = '{"t":"commit"}\n';
+
+const line = (record: object): string => `${JSON.stringify(record)}\n`;
+
+export function headLine(): string {
+  return line({ t: 'head', format: FORMAT, version: VERSION, savedAt: new Date().toISOString() });
+}
+
+/** The lines that make `dataset` the reset point. */
+export function* datasetLines(dataset: Dataset): Generator<string> {
+  const { organizations, clients, templates, apiKeys } = dataset;
+  yield line({ t: 'catalog', organizations, clients, templates, apiKeys });
+  for (const doc of dataset.documents) yield line({ t: 'base', documents: [doc] });
+  yield line({ t: 'loaded' });
+}
+
+/** The lines of one change the fake made (`Fake.onChange`). */
+export function* changeLines(change: StateChange): Generator<string> {
+  switch (change.kind) {
+    case 'documents':
+      for (const doc of change.documents) yield line({ t: 'documents', documents: [doc] });
+      return;
+    case 'tokens':
+      yield line({ t: 'tokens', tokens: change.tokens });
+      return;
+    case 'load':
+      yield* datasetLines(change.dataset);
+      return;
+    default:
+      yield line({ t: change.kind });
+  }
+}
+
+export const settingsLine = (settings: Settings): string => line({ t: 'settings', settings });
+export const clockLine = (offsetSeconds: number): string => line({ t: 'clock', offsetSeconds });
+
+/** Tokens per line in a snapshot. */
+const TOKENS_PER_LINE = 256;
+
+/**
+ * A whole state as a committed group, made line by line as it is read (tokens straight from the
+ * live store), so a caller can write it in pieces between other work.
+ */
+export function* snapshotLines(state: PersistentState): Generator<string> {
+  yield headLine();
+  yield* datasetLines(state.resetPoint);
+  for (const doc of state.changed) yield line({ t: 'documents', documents: [doc] });
+  let tokens: Array<readonly [string, Readonly<TokenGrant>]> = [];
+  for (const entry of state.tokens) {
+    tokens.push(entry);
+    if (tokens.length === TOKENS_PER_LINE) {
+      yield line({ t: 'tokens', tokens });
+      tokens = [];
+    }
+  }
+  if (tokens.length > 0) yield line({ t: 'tokens', tokens });
+  yield settingsLine(state.settings);
+  yield clockLine(state.clockOffsetSeconds);
+  yield COMMIT_LINE;
+}
+
+/** A state file read back: the state, and how many bytes of the file hold committed groups. */
+export interface ReadBack {
+  version: number;
+  resetPoint: Dataset;
+  changed: Dataset['documents'];
+  tokens: Array<[string, TokenGrant]>;
+  clockOffsetSeconds: number;
+  settings: Settings;
+  committedBytes: number;
+  /** Bytes of the first group, the snapshot the log starts from. */
+  snapshotBytes: number;
+  fileBytes: number;
+}
+
+interface RawResetPoint {
+  catalog: Record<string, unknown>;
+  documents: unknown[];
+}
+
+/** The state as replayed so far, values as read (checked at the end, or as each line comes). */
+class Replay {
+  resetPoint: RawResetPoint | undefined;
+  changed = new Map<number, unknown>();
+  tokens = new Map<string, TokenGrant>();
+  settings: Record<string, unknown> = {};
+  clockOffsetSeconds = 0;
+  #loading: RawResetPoint | undefined;
+
+  constructor(
+    readonly where: (key: string) => string,
+    readonly current: Settings,
+  ) {}
+
+  apply(record: Record<string, unknown>, lineNo: number): void {
+    const at = (key: string) => this.where(`line ${lineNo}, ${key}`);
+    switch (record.t) {
+      case 'head':
+        return;
+      case 'catalog':
+        this.#loading = { catalog: withoutTag(record), documents: [] };
+        return;
+      case 'base':
+        if (!this.#loading) throw new ConfigError(`${at('base')}: a base document outside a reset point`);
+        this.#loading.documents.push(...documentsOf(record, at));
+        return;
+      case 'loaded':
+        if (!this.#loading) throw new ConfigError(`${at('loaded')}: no reset point before it`);
+        this.resetPoint = this.#loading;
+        this.#loading = undefined;
+        this.changed.clear();
+        this.tokens.clear();
+        this.clockOffsetSeconds = 0;
+        return;
+      case 'documents':
+        for (const doc of documentsOf(record, at)) this.changed.set((doc as { id: number }).id, doc);
+        return;
+      case 'tokens':
+        checkTokens(record.tokens, at('tokens'), this.tokens);
+        return;
+      case 'revokeTokens':
+        for (const grant of this.tokens.values()) grant.revoked = true;
+        return;
+      case 'reset':
+        this.changed.clear();
+        this.clockOffsetSeconds = 0;
+        return;
+      case 'settings':
+        this.settings = checkSettings(this.current, record.settings, at);
+        return;
+      case 'clock':
+        this.clockOffsetSeconds = checkOffset(record.offsetSeconds, at('offsetSeconds'));
+        return;
+      default:
+        throw new ConfigError(`${at('t')}: unknown record ${JSON.stringify(record.t)}`);
+    }
+  }
+
+  /** The replayed state, every document checked against its reset point's catalogue. */
+  finish(
+    current: Settings,
+    source: string,
+  ): Omit<ReadBack, 'committedBytes' | 'snapshotBytes' | 'fileBytes' | 'version'> {
+    if (!this.resetPoint) throw new ConfigError(`${this.where('catalog')}: no reset point in the file`);
+    const raw = { ...this.resetPoint.catalog, documents: this.resetPoint.documents };
+    const resetPoint = buildDataset(raw, source);
+    const changed = buildDataset({ ...raw, documents: [...this.changed.values()] }, source).documents;
+    const settings = mergeSettings(current, this.settings);
+    return {
+      resetPoint,
+      changed,
+      tokens: [...this.tokens],
+      clockOffsetSeconds: this.clockOffsetSeconds,
+      settings,
+    };
+  }
+}
+
+/** `raw` checked as run-time settings over `current`; a ConfigError names the first bad key. */
+function checkSettings(
+  current: Settings,
+  raw: unknown,
+  at: (key: string) => string,
+): Record<string, unknown> {
+  if (!isObject(raw)) throw new ConfigError(`${at('settings')}: must be an object`);
+  try {
+    mergeSettings(current, raw);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const [, key = '', message = error.message] =
+      /^invalid settings: body\/(\S+) (?:\S+: )?(.*)$/.exec(error.message) ?? [];
+    throw new ConfigError(`${at(`settings.${key}`)}: ${message}; fix or remove that setting`);
+  }
+  return raw;
+}
+
+function withoutTag(record: Record<string, unknown>): Record<string, unknown> {
+  const { t: _tag, ...rest } = record;
+  return rest;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function documentsOf(record: Record<string, unknown>, at: (key: string) => string): unknown[] {
+  const docs = record.documents;
+  if (!Array.isArray(docs)) throw new ConfigError(`${at('documents')}: must be a list`);
+  docs.forEach((doc, i) => {
+    if (!isObject(doc) || !Number.isSafeInteger(doc.id) || (doc.id as number) < 1) {
+      throw new ConfigError(`${at(`documents[${i}].id`)}: must be a positive integer`);
+    }
+  });
+  return docs;
+}
+
+const GRANT_CHECKS: Array<[keyof TokenGrant, (v: unknown) => boolean, string]> = [
+  ['organizationId', (v) => Number.isSafeInteger(v), 'an integer'],
+  ['keyId', (v) => typeof v === 'string' && v.length > 0, 'a key ID'],
+  ['expiry', (v) => typeof v === 'number' && Number.isFinite(v), 'a number of Unix seconds'],
+  ['kind', (v) => v === 'access' || v === 'refresh', '"access" or "refresh"'],
+  ['revoked', (v) => typeof v === 'boolean', 'true or false'],
+];
+
+/** Checks token entries `[token, grant]` and adds them to `into`, naming the first bad one. */
+function checkTokens(entries: unknown, where: string, into: Map<string, TokenGrant>): void {
+  if (!Array.isArray(entries)) throw new ConfigError(`${where}: must be a list of [token, grant]`);
+  entries.forEach((entry, i) => {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || entry[0].length === 0) {
+      throw new ConfigError(`${where}[${i}]: must be [token, grant] with a token text`);
+    }
+    const grant: unknown = entry[1];
+    if (!isObject(grant)) throw new ConfigError(`${where}[${i}][1]: the grant must be an object`);
+    for (const [key, ok, what] of GRANT_CHECKS) {
+      if (!ok(grant[key])) throw new ConfigError(`${where}[${i}][1].${key}: must be ${what}`);
+    }
+    const { organizationId, keyId, expiry, kind, revoked } = grant as unknown as TokenGrant;
+    into.set(entry[0], { organizationId, keyId, expiry, kind, revoked });
+  });
+}
+
+function checkOffset(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > MAX_UNIX_SECONDS) {
+    throw new ConfigError(`${where}: must be a number of seconds within ±${MAX_UNIX_SECONDS}`);
+  }
+  return value;
+}
+
+/** Reads `path` line by line, a megabyte at a time (no state is ever one string). */
+function* readLines(path: string): Generator<{ text: string; end: number; complete: boolean }> {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    let carry: Buffer[] = [];
+    let offset = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, offset);
+      if (n === 0) break;
+      let start = 0;
+      for (let nl = buffer.indexOf(10, 0); nl !== -1 && nl < n; nl = buffer.indexOf(10, start)) {
+        const piece = buffer.subarray(start, nl);
+        const text =
+          carry.length > 0 ? Buffer.concat([...carry, piece]).toString('utf8') : piece.toString('utf8');
+        carry = [];
+        yield { text, end: offset + nl + 1, complete: true };
+        start = nl + 1;
+      }
+      if (start < n) carry.push(Buffer.from(buffer.subarray(start, n)));
+      offset += n;
+    }
+    if (carry.length > 0) yield { text: Buffer.concat(carry).toString('utf8'), end: offset, complete: false };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads a state file back. A group not closed by `commit` at the end of the file was never
+ * acknowledged and is left out (`committedBytes` says where it starts); anything malformed before
+ * that is a ConfigError naming the file, the line and the key.
+ */
+export function readStateFile(path: string, current: Settings): ReadBack {
+  const source = `state file ${path}`;
+  const replay = new Replay((key) => `${source}: ${key}`, current);
+  let group: Array<[Record<string, unknown>, number]> = [];
+  let committedBytes = 0;
+  let snapshotBytes = 0;
+  let fileBytes = 0;
+  let lineNo = 0;
+  let version = 0;
+  for (const { text, end, complete } of readLines(path)) {
+    lineNo++;
+    fileBytes = end;
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch {
+      if (!complete) break; // the tail of a write cut short
+      throw new ConfigError(
+        `${source}: line ${lineNo} is not JSON (move the file away to start from the fixtures)`,
+      );
+    }
+    if (lineNo === 1) {
+      if (isObject(record) && record.format === FORMAT && record.version === 1 && !('t' in record)) {
+        return {
+          ...readVersion1(record, replay, current, source),
+          version: 1,
+          committedBytes: 0,
+          snapshotBytes: 0,
+          fileBytes,
+        };
+      }
+      if (
+        !isObject(record) ||
+        record.t !== 'head' ||
+        record.format !== FORMAT ||
+        record.version !== VERSION
+      ) {
+        throw new ConfigError(`${source}: not a ${FORMAT} file of version 1 or ${VERSION}`);
+      }
+      version = VERSION;
+    }
+    if (!isObject(record)) throw new ConfigError(`${source}: line ${lineNo} is not an object`);
+    if (!complete) break;
+    if (record.t !== 'commit') {
+      group.push([record, lineNo]);
+      continue;
+    }
+    for (const [r, n] of group) replay.apply(r, n);
+    group = [];
+    committedBytes = end;
+    if (snapshotBytes === 0) snapshotBytes = end;
+  }
+  if (version === 0) throw new ConfigError(`${source}: empty (move it away to start from the fixtures)`);
+  return { ...replay.finish(current, source), version, committedBytes, snapshotBytes, fileBytes };
+}
+
+/** A version 1 file: the whole state in one object. */
+function readVersion1(
+  body: Record<string, unknown>,
+  replay: Replay,
+  current: Settings,
+  source: string,
+): Omit<ReadBack, 'committedBytes' | 'snapshotBytes' | 'fileBytes' | 'version'> {
+  const resetPoint = body.resetPoint;
+  if (!isObject(resetPoint)) throw new ConfigError(`${source}: resetPoint must be a fixture set`);
+  replay.resetPoint = {
+    catalog: resetPoint,
+    documents: Array.isArray(resetPoint.documents) ? resetPoint.documents : [],
+  };
+  const at = (key: string) => `${source}: ${key}`;
+  for (const doc of documentsOf({ documents: body.changed ?? [] }, (k) =>
+    at(k.replace('documents', 'changed')),
+  )) {
+    replay.changed.set((doc as { id: number }).id, doc);
+  }
+  checkTokens(body.tokens ?? [], at('tokens'), replay.tokens);
+  replay.settings = checkSettings(current, body.settings ?? {}, at);
+  replay.clockOffsetSeconds = checkOffset(body.clockOffsetSeconds ?? 0, at('clockOffsetSeconds'));
+  return replay.finish(current, source);
+}

@@ -68,9 +68,12 @@ export function resolveStatePath(path: string): string {
 
 function unusable(path: string, error: unknown): ConfigError {
   const code = (error as NodeJS.ErrnoException).code ?? String(error);
-  return new ConfigError(
-    `state file ${path}: its folder cannot be used (${code}); create the folder or give another --state-file`,
-  );
+  const folder = dirname(path);
+  const why =
+    code === 'ENOENT'
+      ? `the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or name a file in a folder that exists`
+      : `its folder ${folder} cannot be used (${code}); name a file in a folder the fake may write to`;
+  return new ConfigError(`state file ${path} (--state-file, STATE_FILE): ${why}`);
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   ViolationRecord,
 } from '../harness/journal.js';
 import { assertNoViolations } from '../harness/no-violations.js';
+import type { MemoryReport } from '../memory-budget.js';
 
 /**
  * A typed client of a running fake's admin API (a container, `npm start`, another machine): what
@@ -42,6 +43,8 @@ export interface Health {
   status: 'ok';
   session: string | null;
   documents: number;
+  /** The process's memory budget, use per kind (the root's health only). */
+  memory?: MemoryReport;
 }
 
 export interface Clock {

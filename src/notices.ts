@@ -28,7 +28,7 @@ export const NOTICE_KINDS = {
     instead: 'send one of the documented types',
   },
   spellingVariant: {
-    when: 'a spelling from the vendor\'s examples (clientID, orderBY, templateUID) read as the parameter or field',
+    when: "a spelling from the vendor's examples (clientID, orderBY, templateUID) read as the parameter or field",
     instead: 'send the spelling of the parameter table (clientId, orderBy, templateUid)',
   },
   spellingVariantIgnored: {

@@ -11,8 +11,8 @@ import type { OperationValidators, RequestValidator, ValidRequest } from '../con
 import { type OpenApiDocument, resolveRef } from '../contract/spec-document.js';
 import type { Principal } from '../domain/fake.js';
 import { ApiError } from '../errors.js';
-import { addNotice, type Notice, notice } from '../notices.js';
 import type { Instance } from '../harness/instance.js';
+import { addNotice, type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
 import { sendJson, sendJsonStream } from './send-json.js';
 

@@ -3,8 +3,8 @@ import type { HandlerTable, OperationContext, OperationHandler } from '../../con
 import type { ListQuery, PageQuery, Principal } from '../../domain/fake.js';
 import { isDocumentedType } from '../../domain/list-query.js';
 import { ApiError } from '../../errors.js';
-import { notice } from '../../notices.js';
 import type { Instance } from '../../harness/instance.js';
+import { notice } from '../../notices.js';
 
 /** Thin adapters from the six vendor operations to the domain's `Fake`. */
 

@@ -45,7 +45,7 @@ export const NOTICE_KINDS = {
   },
   tokenHeaderAlias: {
     when: 'the access token read from a header other than x-access-token (named by the parameter tables, unconfirmed live)',
-    instead: 'send the token in x-access-token',
+    instead: "send the token in x-access-token, as the vendor's examples do",
   },
   batchFieldIgnored: {
     when: 'a batch item field the fake does not know: ignored',

@@ -207,18 +207,6 @@ export interface Violation {
   message: string;
 }
 
-/**
- * A notice: the request worked here, but relies on something the vendor's documentation does not
- * promise (an omitted `pageNum`, a spelling variant, an ignored field...), so the client may break
- * against the live service. Never a violation; listed apart from them.
- */
-export interface Notice {
-  /** Where: `query.clientID`, `header.x-api-token`, `body/0/colour`, `path`, ... */
-  location: string;
-  /** What was relied on, and what to send instead. */
-  message: string;
-}
-
 /** Most violations an error lists; the rest are counted in a last entry. */
 export const MAX_LISTED_VIOLATIONS = 100;
 

@@ -39,11 +39,12 @@ export { defaultApiKey } from './domain/fixtures/default-keys.js';
 export { FixtureError, type FixtureProblem } from './domain/fixtures/fixture-error.js';
 export { computeHash } from './domain/tokens.js';
 export type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
-export { ApiError, ERROR_KINDS, type Notice, type Violation } from './errors.js';
+export { ApiError, ERROR_KINDS, type Violation } from './errors.js';
 export type { FaultInput, FaultView } from './harness/faults.js';
 export type { InstanceControls } from './harness/instance-controls.js';
 export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
 export { ContractViolationError } from './harness/no-violations.js';
+export { NOTICE_CODES, NOTICE_KINDS, type Notice, type NoticeCode } from './notices.js';
 
 export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
   /** A fixture file or folder path, or a fixture set object; absent: the bundled default set. */

@@ -1,5 +1,5 @@
 import type { Principal } from '../domain/fake.js';
-import type { Notice } from '../errors.js';
+import type { Notice } from '../notices.js';
 import type { JsonText } from './json-text.js';
 import type { Operation } from './operations.js';
 import type { ValidRequest } from './request-validator.js';

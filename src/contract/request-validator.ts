@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Options, ValidateFunction } from 'ajv/dist/2020.js';
-import { ApiError, capViolations, type Notice } from '../errors.js';
+import { ApiError, capViolations } from '../errors.js';
+import { addNotice, type NoticeSink, notice } from '../notices.js';
 import {
   loadPrecompiled,
   type PrecompiledModule,
@@ -39,18 +40,8 @@ export interface ValidRequest {
   body: unknown;
 }
 
-/** Where notices go: an object whose `notices` list is made on the first one (no allocation otherwise). */
-export interface NoticeSink {
-  notices: Notice[] | undefined;
-}
-
 /** Checks a request; notices about how it was read (query spellings, repeats) go to `sink`. */
 export type RequestValidator = (request: RawRequest, sink?: NoticeSink) => ValidRequest;
-
-function note(sink: NoticeSink, notice: Notice): void {
-  if (sink.notices === undefined) sink.notices = [notice];
-  else sink.notices.push(notice);
-}
 
 /**
  * Reads an operation's query as leniently as the live service, never silently: an empty value
@@ -94,29 +85,41 @@ class QueryReader {
     // Rare: a spelling variant, read once the canonical spellings are known (they win).
     for (const [alias, def, value] of aliased ?? []) {
       if (def.name in values) {
-        note(sink, {
-          location: `query.${alias}`,
-          message: `ignored: ${def.name} was sent too, and wins; send only ${def.name}`,
-        });
+        addNotice(
+          sink,
+          notice(
+            'spellingVariantIgnored',
+            `query.${alias}`,
+            `ignored: ${def.name} was sent too, and wins; send only ${def.name}`,
+          ),
+        );
         continue;
       }
       values[def.name] = def.caseInsensitive && typeof value === 'string' ? value.toLowerCase() : value;
-      note(sink, {
-        location: `query.${alias}`,
-        message: `read as ${def.name}: "${alias}" is a spelling from the vendor's examples, not its parameter table; send ${def.name}`,
-      });
+      addNotice(
+        sink,
+        notice(
+          'spellingVariant',
+          `query.${alias}`,
+          `read as ${def.name}: "${alias}" is a spelling from the vendor's examples, not its parameter table; send ${def.name}`,
+        ),
+      );
     }
     return values;
   }
 
   #noteUnknown(name: string, sink: NoticeSink): void {
     const close = this.#defs.find((d) => d.name.toLowerCase() === name.toLowerCase());
-    note(sink, {
-      location: `query.${name}`,
-      message: close
-        ? `not a parameter of ${this.#operation}; ignored (parameter names are case-sensitive: did you mean ${close.name}?)`
-        : `not a parameter of ${this.#operation}; ignored`,
-    });
+    addNotice(
+      sink,
+      notice(
+        'unknownParameter',
+        `query.${name}`,
+        close
+          ? `not a parameter of ${this.#operation}; ignored (parameter names are case-sensitive: did you mean ${close.name}?)`
+          : `not a parameter of ${this.#operation}; ignored`,
+      ),
+    );
   }
 }
 
@@ -126,10 +129,14 @@ function lastValue(name: string, raw: unknown, sink: NoticeSink): unknown {
   if (!Array.isArray(raw)) return raw;
   const values = raw.filter((v) => v !== '');
   if (values.length > 1) {
-    note(sink, {
-      location: `query.${name}`,
-      message: `sent ${values.length} times; the last value (${JSON.stringify(values.at(-1))}) is used; send it once`,
-    });
+    addNotice(
+      sink,
+      notice(
+        'repeatedParameter',
+        `query.${name}`,
+        `sent ${values.length} times; the last value (${JSON.stringify(values.at(-1))}) is used; send it once`,
+      ),
+    );
   }
   return values.at(-1);
 }

@@ -17,7 +17,8 @@
  *   PATCH's semantics (an item without `details` sends none: template fields become null, as
  *   the spec states). merge: only what is sent changes.
  */
-import { ApiError, capViolations, type Notice, type Violation } from '../errors.js';
+import { ApiError, capViolations, type Violation } from '../errors.js';
+import { type Notice, notice } from '../notices.js';
 import {
   buildDetails,
   type DetailsMode,
@@ -127,10 +128,13 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
 
     for (const field of Object.keys(item)) {
       if (ITEM_FIELDS.has(field)) continue;
-      notices.push({
-        location: `${base}/${pointerSegment(field)}`,
-        message: `"${field}" is not a batch field the fake knows (templateUid, id, title, clientId, description, customId, details); ignored`,
-      });
+      notices.push(
+        notice(
+          'batchFieldIgnored',
+          `${base}/${pointerSegment(field)}`,
+          `"${field}" is not a batch field the fake knows (templateUid, id, title, clientId, description, customId, details); ignored`,
+        ),
+      );
     }
     const templateId = parseTemplateUid(item.templateUid);
     if (templateId === undefined)
@@ -144,13 +148,15 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
 
     const clientField = Object.hasOwn(item, 'clientId') ? 'clientId' : 'clientID';
     if (Object.hasOwn(item, 'clientID')) {
-      notices.push({
-        location: `${base}/clientID`,
-        message:
-          clientField === 'clientID'
-            ? 'read as clientId; send clientId'
-            : 'ignored: clientId was sent too, and wins; send only clientId',
-      });
+      notices.push(
+        clientField === 'clientID'
+          ? notice('spellingVariant', `${base}/clientID`, 'read as clientId; send clientId')
+          : notice(
+              'spellingVariantIgnored',
+              `${base}/clientID`,
+              'ignored: clientId was sent too, and wins; send only clientId',
+            ),
+      );
     }
     const rawClient = item[clientField];
     let clientId: number | undefined;

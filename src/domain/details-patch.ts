@@ -14,6 +14,7 @@
  * shared with the store.
  */
 import type { Violation } from '../errors.js';
+import { type Notice, notice } from '../notices.js';
 import type { TemplateInfo } from './store.js';
 import type { DetailEntry, Details } from './types.js';
 
@@ -209,17 +210,17 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
 }
 
 /** The notice for entries accepted in a read shape; undefined when there were none. */
-export function readShapedNotice(keys: readonly string[], location: string): Violation | undefined {
+export function readShapedNotice(keys: readonly string[], location: string): Notice | undefined {
   if (keys.length === 0) return undefined;
   const shown = keys.slice(0, 10).map((k) => JSON.stringify(k));
   const more = keys.length > 10 ? ` and ${keys.length - 10} more` : '';
-  return {
+  return notice(
+    'readShapedDetails',
     location,
-    message:
-      `${keys.length} detail ${keys.length === 1 ? 'entry' : 'entries'} (${shown.join(', ')}${more}) sent in the shape ` +
+    `${keys.length} detail ${keys.length === 1 ? 'entry' : 'entries'} (${shown.join(', ')}${more}) sent in the shape ` +
       `reads return (null, a plain string, an array, or an object without name/description) and stored as sent; ` +
       `the documentation specifies ${DOCUMENTED_ENTRY} for every entry`,
-  };
+  );
 }
 
 /** `"a", "b"`: keys quoted for a message. */

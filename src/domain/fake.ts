@@ -8,8 +8,9 @@
  * `snapshot().documents`) are the stored ones: serialise them, never mutate them.
  */
 import type { Settings } from '../config.js';
-import { ApiError, type Notice } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import type { Notice } from '../notices.js';
 import { type BatchMode, planBatch } from './batch-update.js';
 import { Clock } from './clock.js';
 import { buildDetails, isPlainObject, quoteKeys, readShapedNotice } from './details-patch.js';

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import type { Notice, Violation } from '../errors.js';
+import type { Violation } from '../errors.js';
 import type { MemoryBudget } from '../memory-budget.js';
+import type { Notice } from '../notices.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
 
 /**

@@ -2,10 +2,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { RequestHandler, Response } from 'express';
-import type { ApiError, Notice } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import { violationsOf } from '../harness/contract-violations.js';
 import { keepBody } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
+import { type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
 
 /**
@@ -88,10 +89,13 @@ function isOutsideApi(state: RequestState, error: ApiError | undefined): boolean
 function noticesOf(state: RequestState, error: ApiError | undefined): Notice[] {
   const notices = state.notices ?? [];
   if (isOutsideApi(state, error)) {
-    notices.push({
-      location: 'path',
-      message: `${state.path} is not a path of the Documents API (every API path starts with /api/v2/); answered 404`,
-    });
+    notices.push(
+      notice(
+        'nonApiPath',
+        'path',
+        `${state.path} is not a path of the Documents API (every API path starts with /api/v2/); answered 404`,
+      ),
+    );
   }
   return notices;
 }

@@ -1,9 +1,10 @@
 import type { Response } from 'express';
-import type { ApiError, Notice } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import type { RequestVia } from '../harness/journal.js';
 import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
+import type { Notice, NoticeSink } from '../notices.js';
 
 /** What the request recorder notes when a vendor API request arrives. */
 export interface Arrival {
@@ -20,7 +21,7 @@ export interface Arrival {
  * Everything the fake keeps about one request while serving it, in one shape for every request:
  * the app puts it on `res.locals` first thing, and the middleware further on fill it in.
  */
-export class RequestState {
+export class RequestState implements NoticeSink {
   /** The instance serving the request: the root or a session's. Set before any instance route runs. */
   instance!: Instance;
   /**
@@ -55,12 +56,6 @@ export class RequestState {
 
   /** `requestId`: the vendor's request identifier (`apiRequestUid`), also sent as `x-request-id`. */
   constructor(readonly requestId: string) {}
-}
-
-/** Adds a notice to the request's state. */
-export function addNotice(state: RequestState, notice: Notice): void {
-  if (state.notices === undefined) state.notices = [notice];
-  else state.notices.push(notice);
 }
 
 /** The state of the request `res` answers. */

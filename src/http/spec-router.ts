@@ -10,9 +10,10 @@ import type { Operation } from '../contract/operations.js';
 import type { OperationValidators, RequestValidator, ValidRequest } from '../contract/request-validator.js';
 import { type OpenApiDocument, resolveRef } from '../contract/spec-document.js';
 import type { Principal } from '../domain/fake.js';
-import { ApiError, type Notice } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
-import { addNotice, type RequestState, stateOf } from './request-state.js';
+import { addNotice, type Notice, notice } from '../notices.js';
+import { type RequestState, stateOf } from './request-state.js';
 import { sendJson, sendJsonStream } from './send-json.js';
 
 export interface SpecRouterOptions {
@@ -79,10 +80,14 @@ function tokenOf(request: Request, headerNames: string[], state: RequestState): 
     if (value === undefined || value === '') continue;
     if (BEARER.test(value)) throw bearerPrefix(name);
     if (index > 0) {
-      addNotice(state, {
-        location: `header.${name}`,
-        message: `the token was read from ${name}: the vendor's parameter tables name this header, its request examples send ${headerNames[0]}; whether the live service accepts ${name} is unconfirmed, so send ${headerNames[0]}`,
-      });
+      addNotice(
+        state,
+        notice(
+          'tokenHeaderAlias',
+          `header.${name}`,
+          `the token was read from ${name}: the vendor's parameter tables name this header, its request examples send ${headerNames[0]}; whether the live service accepts ${name} is unconfirmed, so send ${headerNames[0]}`,
+        ),
+      );
     }
     return value;
   }
@@ -133,8 +138,8 @@ class HttpOperationContext implements OperationContext<Instance> {
     return `${this.req.protocol}://${this.req.get('host') ?? 'localhost'}${this.state.basePath}`;
   }
 
-  notice(notice: Notice): void {
-    addNotice(this.state, notice);
+  notice(found: Notice): void {
+    addNotice(this.state, found);
   }
 }
 

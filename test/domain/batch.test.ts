@@ -127,7 +127,7 @@ describe('batchUpdate: replace vs merge', () => {
     const { fake } = makeFake();
     const result = fake.batchUpdate(ORG1, [{ templateUid: 7, id: 101, title: 'D', folder: 3 }], 'merge');
     expect(result.notices).toEqual([
-      { location: 'body/0/folder', message: expect.stringContaining('ignored') },
+      { code: 'batchFieldIgnored', location: 'body/0/folder', message: expect.stringContaining('ignored') },
     ]);
   });
 

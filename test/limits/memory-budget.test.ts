@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Journal, JournalPool, type JournalRecord } from '../../src/harness/journal.js';
 import { jsonBytes, MemoryBudget } from '../../src/memory-budget.js';
+import { notice } from '../../src/notices.js';
 import { createTestServer, readSmallSet, type TestServer } from '../support/test-server.js';
 
 /**
@@ -174,7 +175,7 @@ describe('the memory budget', () => {
       fault: undefined,
       outcome: 'completed',
       violations: [{ location: 'path', message: 'Route not found' }],
-      notices: [{ location: 'path', message: 'a notice too' }],
+      notices: [notice('nonApiPath', 'path', 'a notice too')],
     });
     for (let i = 0; i < 500; i++) journal.record(record(i));
     // 500 violating requests with 4 KB of headers each: 2 MB if every finding were kept.

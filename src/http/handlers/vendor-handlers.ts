@@ -4,6 +4,7 @@ import type { ListQuery, PageQuery, Principal } from '../../domain/fake.js';
 import { isDocumentedType } from '../../domain/list-query.js';
 import { ApiError } from '../../errors.js';
 import type { Instance } from '../../harness/instance.js';
+import { notice } from '../../notices.js';
 
 /** Thin adapters from the six vendor operations to the domain's `Fake`. */
 
@@ -28,18 +29,23 @@ const LIST_DESCRIPTION = 'Documents';
 /** Notices on paging: what a list or client-list request relies on beyond the documentation. */
 function notePaging(context: OperationContext<Instance>, q: PageQuery): void {
   if (q.pageNum === undefined) {
-    context.notice({
-      location: 'query.pageNum',
-      message:
+    context.notice(
+      notice(
+        'pageNumOmitted',
+        'query.pageNum',
         'left out: the documentation gives its default as 100, the live service (and the fake) start at page 1; send pageNum',
-    });
+      ),
+    );
   }
   const cap = context.instance.fake.settings.maxResultsPerPage;
   if (q.resultsPerPage !== undefined && q.resultsPerPage > cap) {
-    context.notice({
-      location: 'query.resultsPerPage',
-      message: `${q.resultsPerPage} is above the page-size cap (${cap}): pages hold at most ${cap} rows, as on the live service; page until results is empty rather than until a page is short`,
-    });
+    context.notice(
+      notice(
+        'pageSizeCapped',
+        'query.resultsPerPage',
+        `${q.resultsPerPage} is above the page-size cap (${cap}): pages hold at most ${cap} rows, as on the live service; page until results is empty rather than until a page is short`,
+      ),
+    );
   }
 }
 
@@ -57,10 +63,13 @@ function listQueryOf(context: OperationContext<Instance>): ListQuery {
   };
   notePaging(context, query);
   if (query.type !== undefined && !isDocumentedType(query.type)) {
-    context.notice({
-      location: 'query.type',
-      message: `"${query.type}" is not a type the documentation lists; answered with no documents (the live service's answer is unknown)`,
-    });
+    context.notice(
+      notice(
+        'undocumentedType',
+        'query.type',
+        `"${query.type}" is not a type the documentation lists; answered with no documents (the live service's answer is unknown)`,
+      ),
+    );
   }
   return query;
 }

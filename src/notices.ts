@@ -1,0 +1,101 @@
+/**
+ * The one catalogue of notice kinds. A notice is the journal's second kind of finding: the
+ * request worked here, but relies on something the vendor's documentation does not promise (an
+ * omitted `pageNum`, a spelling variant, an ignored field...), so the client may break against the
+ * live service. Each kind has a stable `code` a report or a test can key on (messages may gain
+ * detail; codes do not change), what it means and what to do instead. `notice()` is the only way
+ * to make one; `docs/notices.md` documents every code (checked both ways by a test).
+ */
+
+export interface NoticeKind {
+  /** When the fake notes it, for docs/notices.md and the catalogue test. */
+  when: string;
+  /** What the client should do instead: the default message when a notice gives none. */
+  instead: string;
+}
+
+export const NOTICE_KINDS = {
+  pageNumOmitted: {
+    when: 'a list request leaves out pageNum (the documentation gives its default as 100; the live service starts at 1)',
+    instead: 'send pageNum',
+  },
+  pageSizeCapped: {
+    when: 'resultsPerPage above the page-size cap: pages hold at most the cap, as on the live service',
+    instead: 'page until results is empty rather than until a page is short',
+  },
+  undocumentedType: {
+    when: 'a type outside the documented list: answered with no documents (the live answer is unknown)',
+    instead: 'send one of the documented types',
+  },
+  spellingVariant: {
+    when: "a spelling from the vendor's examples (clientID, orderBY, templateUID) read as the parameter or field",
+    instead: 'send the spelling of the parameter table (clientId, orderBy, templateUid)',
+  },
+  spellingVariantIgnored: {
+    when: 'a spelling variant sent together with the documented spelling, which wins',
+    instead: 'send only the documented spelling',
+  },
+  unknownParameter: {
+    when: 'a query parameter the operation does not have: ignored (names are case-sensitive)',
+    instead: 'leave it out, or correct its spelling',
+  },
+  repeatedParameter: {
+    when: 'a query parameter sent more than once: the last value is used',
+    instead: 'send it once',
+  },
+  tokenHeaderAlias: {
+    when: 'the access token read from a header other than x-access-token (named by the parameter tables, unconfirmed live)',
+    instead: "send the token in x-access-token, as the vendor's examples do",
+  },
+  batchFieldIgnored: {
+    when: 'a batch item field the fake does not know: ignored',
+    instead: 'send only templateUid, id, title, clientId, description, customId and details',
+  },
+  readShapedDetails: {
+    when: 'detail entries sent in the shape reads return, stored as sent',
+    instead: 'send every entry as {"name": ..., "description": ..., "value": ...}',
+  },
+  nonApiPath: {
+    when: 'a path outside the Documents API (every API path starts with /api/v2/): answered 404',
+    instead: 'call a path of the API',
+  },
+} as const satisfies Record<string, NoticeKind>;
+
+export type NoticeCode = keyof typeof NOTICE_KINDS;
+
+/** Every notice code, in catalogue order (the admin spec's enum is checked against it). */
+export const NOTICE_CODES = Object.keys(NOTICE_KINDS) as NoticeCode[];
+
+/** Marks a notice as made by `notice()`: a hand-built object literal does not type-check. */
+declare const madeByNotice: unique symbol;
+
+/**
+ * A notice: the request worked here, but relies on something the vendor's documentation does not
+ * promise. Never a violation; listed apart from them. Made only by `notice()`.
+ */
+export interface Notice {
+  /** Type-only (never on the wire): the notice came from `notice()`, so its code is one of the catalogue's. */
+  readonly [madeByNotice]: true;
+  /** The kind, stable across versions: what a report or a test keys on. */
+  readonly code: NoticeCode;
+  /** Where: `query.clientID`, `header.x-api-token`, `body/0/colour`, `path`, ... */
+  readonly location: string;
+  /** What was relied on, and what to send instead. */
+  readonly message: string;
+}
+
+/** A notice of kind `code` at `location`; the message defaults to what to do instead. */
+export function notice(code: NoticeCode, location: string, message?: string): Notice {
+  return { code, location, message: message ?? NOTICE_KINDS[code].instead } as Notice;
+}
+
+/** Where notices are collected: an object whose `notices` list is made on the first one. */
+export interface NoticeSink {
+  notices: Notice[] | undefined;
+}
+
+/** Adds a notice to `sink`, making its list on the first one (no allocation for a plain request). */
+export function addNotice(sink: NoticeSink, found: Notice): void {
+  if (sink.notices === undefined) sink.notices = [found];
+  else sink.notices.push(found);
+}

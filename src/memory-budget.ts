@@ -12,8 +12,10 @@ import { ApiError } from './errors.js';
  *   bodies     request bodies being read and parsed, after inflation
  *
  * Each kind has a limit (a share of `memoryBudget`, lowered by its own option where it has one)
- * and all kinds together stay within `memoryBudget`. The shares add up past the whole on purpose:
- * a kind may use more while the others are idle, the total stops the sum. Bytes are those of the
+ * and the kinds that stay (documents, journals, fixtures) together stay within `memoryBudget`. The
+ * shares add up past the whole on purpose: a kind may use more while the others are idle, the
+ * total stops the sum. Bodies in flight are bounded by their own share only, as headroom above the
+ * total: however full the rest is, a small request (a token call, a read) is still answered. Bytes are those of the
  * data as JSON text; the heap holds more than that (object headers, parsed copies), which the
  * default size leaves room for (a fifth of the heap limit).
  */
@@ -109,9 +111,11 @@ export class MemoryBudget {
     return this.#used[kind];
   }
 
-  /** Whether `bytes` more of `kind` fit both its limit and the total. */
+  /** Whether `bytes` more of `kind` fit its limit and (but bodies in flight) the total. */
   fits(kind: BudgetKind, bytes: number): boolean {
-    return bytes <= 0 || (this.#used[kind] + bytes <= this.#limits[kind] && this.#sum + bytes <= this.total);
+    if (bytes <= 0) return true;
+    if (this.#used[kind] + bytes > this.#limits[kind]) return false;
+    return kind === 'bodies' || this.#sum + bytes <= this.total;
   }
 
   /**
@@ -126,16 +130,17 @@ export class MemoryBudget {
   /** Counts `bytes` (negative: frees them) whether or not they fit (journals trim afterwards). */
   add(kind: BudgetKind, bytes: number): void {
     this.#used[kind] += bytes;
-    this.#sum += bytes;
+    if (kind !== 'bodies') this.#sum += bytes;
   }
 
   release(kind: BudgetKind, bytes: number): void {
     this.add(kind, -bytes);
   }
 
-  /** Bytes of `kind` over its limit or over the total, whichever is more (0 when within both). */
+  /** Bytes of `kind` over its limit or (but bodies) over the total, whichever is more (0 when within both). */
   excess(kind: BudgetKind): number {
-    return Math.max(0, this.#used[kind] - this.#limits[kind], this.#sum - this.total);
+    const overTotal = kind === 'bodies' ? 0 : this.#sum - this.total;
+    return Math.max(0, this.#used[kind] - this.#limits[kind], overTotal);
   }
 
   /** The error a client gets when `bytes` more of `kind` do not fit. */

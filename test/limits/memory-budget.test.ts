@@ -253,11 +253,26 @@ describe('the memory budget', () => {
     );
     // Within its share but past the whole: the whole is named.
     budget.reserve('documents', 400_000);
-    budget.reserve('fixtures', 300_000);
+    budget.reserve('fixtures', 500_000);
+    budget.reserve('journals', 80_000);
     expect(budget.fits('documents', 60_000)).toBe(false);
     expect(budget.refusal('documents', 60_000).message).toMatch(/all client data/);
-    budget.release('bodies', 250_000);
+    budget.release('fixtures', 500_000);
     expect(budget.fits('documents', 60_000)).toBe(true);
+  });
+
+  it('keeps bodies in flight out of the whole, so a full budget still answers a token call', () => {
+    const budget = new MemoryBudget({ memoryBudget: 1_000_000, sessionFixturesBytes: 1_000_000 });
+    // Documents and fixtures fill the whole between them (the shares add up past it).
+    budget.reserve('documents', 500_000);
+    budget.reserve('fixtures', 500_000);
+    expect(budget.fits('journals', 1)).toBe(false);
+    // A small body still fits: bodies are bounded by their own share only.
+    expect(budget.fits('bodies', 200)).toBe(true);
+    budget.reserve('bodies', 200);
+    expect(budget.report().total.used).toBe(1_000_000);
+    budget.release('bodies', 200);
+    expect(budget.used('bodies')).toBe(0);
   });
 
   it('measures a value nested deeper than the call stack without a crash', () => {

@@ -80,31 +80,33 @@ function holdUntilSaved(
       (error) => fail(error),
     );
   };
-  res.writeHead = function writeHeadOnceSaved(this: ServerResponse, status: number, ...rest: unknown[]) {
-    decide(status);
-    if (phase === 'held') {
-      held.push(() => writeHead.call(this, status, ...rest));
-      return this;
-    }
-    if (phase === 'failed') return this;
-    return writeHead.call(this, status, ...rest);
-  } as ServerResponse['writeHead'];
-  res.write = function writeOnceSaved(this: ServerResponse, ...args: unknown[]) {
-    decide(res.statusCode);
-    if (phase === 'held') {
-      held.push(() => write.apply(this, args));
-      return true;
-    }
-    if (phase === 'failed') return false;
-    return write.apply(this, args);
-  } as ServerResponse['write'];
-  res.end = function endOnceSaved(this: ServerResponse, ...args: unknown[]) {
-    decide(res.statusCode);
-    if (phase === 'held') {
-      held.push(() => end.apply(this, args));
-      return this;
-    }
-    if (phase === 'failed') return this;
-    return end.apply(this, args);
-  } as ServerResponse['end'];
+  /**
+   * `original` once the save is through; queued while it runs; `failedValue` (nothing written)
+   * once it failed. One gate for writeHead, write and end, each deciding on the status first.
+   */
+  const gate = <R>(
+    original: (...args: unknown[]) => R,
+    status: (args: unknown[]) => number,
+    heldValue: (self: ServerResponse) => R,
+    failedValue: (self: ServerResponse) => R,
+  ) =>
+    function gated(this: ServerResponse, ...args: unknown[]): R {
+      decide(status(args));
+      if (phase === 'held') {
+        held.push(() => original.apply(this, args));
+        return heldValue(this);
+      }
+      if (phase === 'failed') return failedValue(this);
+      return original.apply(this, args);
+    };
+  const self = (r: ServerResponse) => r;
+  const statusCode = () => res.statusCode;
+  res.writeHead = gate(writeHead, (args) => args[0] as number, self, self) as ServerResponse['writeHead'];
+  res.write = gate(
+    write,
+    statusCode,
+    () => true,
+    () => false,
+  ) as ServerResponse['write'];
+  res.end = gate(end, statusCode, self, self) as ServerResponse['end'];
 }

@@ -1,14 +1,51 @@
 /**
- * Writes spec/config.schema.json, the JSON Schema of the config file, from the options table
- * (src/config.ts), so the two never drift (a test checks the file is current), formatted as the
- * linter formats JSON:
+ * The JSON Schema of the config file, made from the option declarations (src/config.ts), so the
+ * two never drift; a test checks spec/config.schema.json is current. Run to rewrite that file,
+ * formatted as the linter formats JSON:
  *   npx tsx scripts/config-schema.ts
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { configSchema } from '../src/config.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { OPTION_SPECS } from '../src/config.js';
+import type { Kind } from '../src/options/declare.js';
 
-const file = fileURLToPath(new URL('../spec/config.schema.json', import.meta.url));
-writeFileSync(file, `${JSON.stringify(configSchema(), null, 2)}\n`);
-execFileSync('npx', ['biome', 'format', '--write', file], { stdio: 'ignore' });
+function schemaOf(kind: Kind): Record<string, unknown> {
+  switch (kind.type) {
+    case 'integer':
+      return { type: 'integer', minimum: kind.min, maximum: kind.max };
+    case 'enum':
+      return { type: 'string', enum: [...kind.values] };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'string':
+      return { type: 'string', minLength: 1 };
+  }
+}
+
+/** The schema shipped as `spec/config.schema.json`: one property per option, nothing else. */
+export function configSchema(): Record<string, unknown> {
+  const properties: Record<string, unknown> = { $schema: { type: 'string' } };
+  for (const spec of OPTION_SPECS) {
+    const schema = schemaOf(spec.kind);
+    schema.description = `${spec.description} (flag ${spec.flag}, env ${spec.env})`;
+    if (spec.default !== undefined) schema.default = spec.default;
+    properties[spec.key] = schema;
+  }
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://passportal-docs-fake.local/config.schema.json',
+    title: 'passportal-docs-fake configuration file',
+    description:
+      'The options of the fake (passportal-fake.config.json); flags and environment variables win over it. Made from src/config.ts by scripts/config-schema.ts.',
+    type: 'object',
+    additionalProperties: false,
+    properties,
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const file = fileURLToPath(new URL('../spec/config.schema.json', import.meta.url));
+  writeFileSync(file, `${JSON.stringify(configSchema(), null, 2)}\n`);
+  execFileSync('npx', ['biome', 'format', '--write', file], { stdio: 'ignore' });
+}

@@ -1,11 +1,12 @@
 /**
- * Prints the options table (markdown) from OPTION_SPECS, so the docs never drift from the code:
+ * Prints the options tables (markdown, one per group) from the declarations in src/config.ts, so
+ * the docs never drift from the code:
  *
  *   npx tsx scripts/options-table.ts            every option: variable, flag, default, values
  *   npx tsx scripts/options-table.ts --image    the same, with the Docker image's own defaults
  */
 import { pathToFileURL } from 'node:url';
-import { OPTION_SPECS, type OptionSpec } from '../src/config.js';
+import { GROUP_TITLES, OPTION_SPECS, type OptionSpec } from '../src/config.js';
 
 /** Defaults the Docker image sets with ENV (see Dockerfile); FIXTURES follows a /fixtures mount. */
 const IMAGE_DEFAULTS: Record<string, string> = {
@@ -37,16 +38,21 @@ function defaultValue(spec: OptionSpec, image: boolean): string {
 
 const escapePipes = (text: string): string => text.replace(/\|/g, '\\|');
 
+const row = (s: OptionSpec, image: boolean): string =>
+  `| \`${s.env}\` | \`${s.flag}\` | ${defaultValue(s, image)} | ${values(s)} | ${escapePipes(s.description)} |`;
+
+/** A heading and a table for each group of options, in the order declared. */
 export function optionsTable(image = false): string {
-  const rows = OPTION_SPECS.map(
-    (s) =>
-      `| \`${s.env}\` | \`${s.flag}\` | ${defaultValue(s, image)} | ${values(s)} | ${escapePipes(s.description)} |`,
-  );
-  return [
+  const head = [
     `| environment variable | flag | default${image ? ' (image)' : ''} | values | meaning |`,
     '|---|---|---|---|---|',
-    ...rows,
-  ].join('\n');
+  ];
+  return Object.entries(GROUP_TITLES)
+    .map(([group, title]) => {
+      const rows = OPTION_SPECS.filter((s) => s.group === group).map((s) => row(s, image));
+      return [`## ${title}`, '', ...head, ...rows].join('\n');
+    })
+    .join('\n\n');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,20 +1,11 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import {
-  ConfigError,
-  DEFAULT_CONFIG_FILE,
-  misspeltEnvNames,
-  OPTION_SPECS,
-  type OptionSpec,
-  type Options,
-  optionsFromConfigText,
-  optionsFromEnv,
-  parseOptionValue,
-} from './config.js';
+import { ConfigError, OPTION_SPECS, type OptionSpec, type Options } from './config.js';
 import { FixtureError } from './domain/fixtures/fixture-error.js';
 import { createMockServer, type MockServer } from './index.js';
+import { DEFAULT_CONFIG_FILE, optionsFromConfigFile } from './options/config-file.js';
+import { misspeltEnvNames, optionsFromEnv } from './options/env.js';
+import { addOptionFlags, optionsFromFlags } from './options/flags.js';
 import { PACKAGE_VERSION } from './package-root.js';
 
 /** The command line: the only place (with the Docker entry point) that reads the environment and listens. */
@@ -38,40 +29,7 @@ function buildCommand(): Command {
       `config file of options (env CONFIG_FILE, default ./${DEFAULT_CONFIG_FILE} when present)`,
     ),
   );
-  for (const spec of OPTION_SPECS) {
-    const shown = spec.default === undefined ? 'none' : JSON.stringify(spec.default);
-    const takesValue = spec.kind.type !== 'boolean';
-    const option = new Option(
-      takesValue ? `${spec.flag} <value>` : `${spec.flag} [value]`,
-      `${spec.description} (env ${spec.env}, default ${shown})`,
-    );
-    command.addOption(option);
-  }
-  return command;
-}
-
-/**
- * The config file's options: the file named by --config or CONFIG_FILE (it must exist), else
- * ./passportal-fake.config.json when there is one. A relative `fixtures` or `stateFile` path in it is relative
- * to the file's folder.
- */
-function optionsFromConfigFile(named: string | undefined): Partial<Options> {
-  const path = named ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
-  if (path === undefined) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(
-      `config file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  const options = optionsFromConfigText(text, `config file ${path}`);
-  for (const key of ['fixtures', 'stateFile', 'tlsDir', 'tlsCaCert', 'tlsCaKey'] as const) {
-    const value = options[key];
-    if (value !== undefined && !isAbsolute(value)) options[key] = resolve(dirname(resolve(path)), value);
-  }
-  return options;
+  return addOptionFlags(command);
 }
 
 /** An option's npm configuration variable: what npm sets for `--state-file` it kept for itself. */
@@ -134,13 +92,11 @@ function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Optio
   const flags = command.opts<Record<string, unknown>>();
   const named = typeof flags.config === 'string' ? flags.config : env.CONFIG_FILE || undefined;
   const fromEnv = optionsFromEnv(env);
-  const out: Record<string, unknown> = { ...optionsFromConfigFile(named), ...fromEnv };
-  for (const spec of OPTION_SPECS) {
-    const camel = spec.flag.slice(2).replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
-    const raw = flags[camel];
-    if (raw === undefined) continue;
-    out[spec.key] = parseOptionValue(spec, raw === true ? 'true' : raw, `option ${spec.flag}`);
-  }
+  const out: Record<string, unknown> = {
+    ...optionsFromConfigFile(named),
+    ...fromEnv,
+    ...optionsFromFlags(flags),
+  };
   // A person at a terminal reads lines, a program reads JSON: unless asked, the format follows stdout.
   if (out.logFormat === undefined && process.stdout.isTTY === true) out.logFormat = 'pretty';
   return out as Partial<Options>;

@@ -2,7 +2,7 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { DEFAULT_OPTIONS, type Options, pickSettings, resolveOptions, SETTING_KEYS } from './config.js';
+import { DEFAULT_OPTIONS, type Options, pickSettings, SETTING_KEYS } from './config.js';
 import { createOperationValidators } from './contract/request-validator.js';
 import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
@@ -24,6 +24,7 @@ import { guardConnections } from './http/connection-guard.js';
 import { createForwardProxy } from './http/forward-proxy.js';
 import { createLogger } from './logger.js';
 import { MemoryBudget } from './memory-budget.js';
+import { resolveOptions } from './options/resolve.js';
 import { ServerCertificates } from './tls/server-certificates.js';
 import { parseTlsHosts } from './tls/tls-hosts.js';
 

@@ -1,8 +1,9 @@
-import { ConfigError, OPTION_SPECS, parseOptionValue, SETTING_KEYS, type Settings } from '../config.js';
+import { ConfigError, OPTION_SPECS, SETTING_KEYS, type Settings } from '../config.js';
 import { ApiError, type Violation } from '../errors.js';
+import { parseOptionValue } from '../options/parse-value.js';
 
-const SETTING_SPECS = new Map(
-  OPTION_SPECS.filter((s) => (SETTING_KEYS as readonly string[]).includes(s.key)).map((s) => [s.key, s]),
+const SETTING_SPECS = new Map<string, (typeof OPTION_SPECS)[number]>(
+  OPTION_SPECS.filter((s) => s.setting).map((s) => [s.key, s]),
 );
 
 /**
@@ -19,7 +20,7 @@ export function mergeSettings(current: Settings, input: unknown): Settings {
   const next: Record<string, unknown> = { ...current };
   const problems: Violation[] = [];
   for (const [key, value] of Object.entries(input)) {
-    const spec = SETTING_SPECS.get(key as keyof Settings);
+    const spec = SETTING_SPECS.get(key);
     if (!spec) {
       problems.push({
         location: `body/${key}`,

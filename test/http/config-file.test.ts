@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config.js';
+import { configSchema } from '../../scripts/config-schema.js';
 import { createMockServer, type MockServerOptions } from '../../src/index.js';
 import { runCli, spawnCli, waitForListening } from '../support/run-cli.js';
 

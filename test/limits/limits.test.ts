@@ -6,7 +6,8 @@
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Options, resolveOptions } from '../../src/config.js';
+import type { Options } from '../../src/config.js';
+import { resolveOptions } from '../../src/options/resolve.js';
 import { checkFetchResponse } from '../support/conformance.js';
 import { spawnCli, waitForListening } from '../support/run-cli.js';
 import { createTestServer, SMALL_SET, type TestServer } from '../support/test-server.js';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  *   contract/          the spec: document, operations, validators, fallback mocker, handler types
  *   domain/            the fake itself: store, queries, writes, tokens, fixtures
  *   tls/               certificates: the local CA, server certificates, the TLS host names
- *   config.ts, errors.ts, logger.ts, precompiled-validators.ts   shared by all
+ *   config.ts, options/, errors.ts, logger.ts, precompiled-validators.ts   shared by all
  *
  * `ui/` is the browser's code (the inspector, built into dist/ui): it imports nothing of the
  * server's but types (erased by the build: the shapes the admin API answers), and the server
@@ -46,6 +46,12 @@ const rules: IForbiddenRuleType[] = [
     severity: 'error',
     from: { path: '^src/tls/' },
     to: { path: '^src/(domain|contract|harness|http)/|^src/(cli|index)\\.ts$' },
+  },
+  {
+    name: 'options-stand-low',
+    severity: 'error',
+    from: { path: '^src/(options/|config\\.ts$)' },
+    to: { path: '^src/(domain|contract|harness|http|tls|ui)/|^src/(cli|index)\\.ts$' },
   },
   {
     name: 'ui-stands-apart',

@@ -4,7 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type RenderedError, renderError } from '../errors.js';
 import type { Fault } from '../harness/faults.js';
 import { stateOf } from './request-state.js';
-import { sendJson } from './send-json.js';
+import { sendJson, sendResult } from './send-json.js';
 
 /** What a fault with a status but no body is rendered from: the vendor's error shape, code 0. */
 function faultError(status: number): RenderedError {
@@ -61,7 +61,7 @@ async function applyFault(
     return;
   }
   if (fault.hasBody) {
-    sendJson(res, fault.status, JSON.stringify(fault.body));
+    sendResult(res, { status: fault.status, body: fault.body });
     return;
   }
   const answer = renderError(

@@ -1,8 +1,9 @@
 /**
  * The one catalogue of error kinds. Each kind is defined once with its HTTP status, the vendor's
  * code and a default message; the domain and the HTTP layer throw `ApiError`s of these kinds and a
- * single error middleware renders them in the vendor's shape
- * `{success:false, message, code, status, apiRequestUid, errors?}`.
+ * single renderer (`renderError`) writes them in the vendor's shape
+ * `{success:false, message, code, status, apiRequestUid, errors?}`, whichever path answers. Each
+ * kind also says whether answering it is a contract violation, and where.
  *
  * Status and code follow the vendor's published error table (see docs/decisions.md).
  */
@@ -13,6 +14,14 @@ export interface ErrorKind {
   message: string;
   /** What the kind means, for docs/errors.md and the catalogue test. */
   meaning: string;
+  /**
+   * Whether answering it means the client broke the contract (listed by `GET /__admin/violations`):
+   * `true` always, `false` never (credentials, state or limits of the fake), `'named'` only when
+   * the error names what was broken in `errors` (a token header left out, not a token expired).
+   */
+  violation: boolean | 'named';
+  /** Where the violation is, for an error that lists no `errors` of its own (`request` if unset). */
+  location?: string;
 }
 
 export const ERROR_KINDS = {
@@ -21,78 +30,92 @@ export const ERROR_KINDS = {
     code: 0,
     message: 'invalid request body',
     meaning: 'the body breaks the contract',
+    violation: true,
   },
   malformedJson: {
     status: 400,
     code: 0,
     message: 'malformed JSON body',
     meaning: 'the body is not parseable',
+    violation: true,
   },
   unsupportedMediaType: {
     status: 400,
     code: 0,
     message: 'unsupported content type',
     meaning: 'the body is not JSON (or form-encoded where allowed)',
+    violation: true,
   },
   invalidId: {
     status: 400,
     code: 0,
     message: 'invalid id',
     meaning: 'a document id that is not a positive integer',
+    violation: true,
+    location: 'path.documentId',
   },
   invalidBatch: {
     status: 400,
     code: 0,
     message: 'invalid batch',
     meaning: 'an item of a batch update is rejected',
+    violation: true,
   },
   invalidParameter: {
     status: 400,
     code: 0,
     message: 'invalid parameter',
     meaning: 'an admin call with a filter or paging value out of range',
+    violation: true,
   },
   unknownDetailKeys: {
     status: 400,
     code: 0,
     message: 'unknown detail keys',
     meaning: 'details keys that are neither template fields nor stored on the document',
+    violation: true,
   },
   missingCredentials: {
     status: 401,
     code: 1000,
     message: 'Key verification failed',
     meaning: 'x-key or x-hash header missing on token generation',
+    violation: true,
   },
   unknownKey: {
     status: 401,
     code: 1000,
     message: 'Key verification failed: unknown key ID',
     meaning: 'no API key with that ID (key ID and secret swapped?)',
+    violation: false,
   },
   hashMismatch: {
     status: 401,
     code: 1000,
     message: 'Key verification failed: hash does not match',
     meaning: 'x-hash is not the HMAC of content under the key secret',
+    violation: false,
   },
   invalidToken: {
     status: 401,
     code: 1006,
     message: 'Invalid token',
     meaning: 'missing, unknown, expired or revoked token',
+    violation: 'named',
   },
   adminUnauthorized: {
     status: 401,
     code: 1006,
     message: 'Invalid admin token',
     meaning: 'ADMIN_TOKEN is set and the admin call lacks the bearer token',
+    violation: false,
   },
   notFound: {
     status: 403,
     code: 0,
     message: 'not found.',
     meaning: 'a document that is missing or not visible',
+    violation: false,
   },
   adminForbidden: {
     status: 403,
@@ -100,6 +123,7 @@ export const ERROR_KINDS = {
     message: 'Forbidden',
     meaning:
       'an admin call from a web page not allowed, for a host the fake does not serve, or on another session',
+    violation: false,
   },
   proxyHostRefused: {
     status: 403,
@@ -107,67 +131,89 @@ export const ERROR_KINDS = {
     message: 'Forbidden: not a host this fake serves',
     meaning:
       'a proxy request (CONNECT or absolute URL) for a host outside --tls-hosts; the fake never connects out',
+    violation: false,
   },
   invalidQuery: {
     status: 404,
     code: 0,
     message: 'invalid data',
     meaning: 'a query value outside its valid range',
+    violation: true,
+    location: 'query',
   },
-  routeNotFound: { status: 404, code: 0, message: 'Route not found', meaning: 'no such route' },
+  routeNotFound: {
+    status: 404,
+    code: 0,
+    message: 'Route not found',
+    meaning: 'no such route',
+    violation: true,
+    location: 'path',
+  },
   sessionNotFound: {
     status: 404,
     code: 0,
     message: 'Session not found',
     meaning: 'unknown or deleted session',
+    violation: false,
   },
   requestNotFound: {
     status: 404,
     code: 0,
     message: 'Request not found',
     meaning: 'a journal entry the journal no longer holds',
+    violation: false,
   },
   tlsNotEnabled: {
     status: 404,
     code: 0,
     message: 'HTTPS is not enabled',
     meaning: 'the CA certificate asked for while the fake runs without --https-port',
+    violation: false,
   },
   methodNotAllowed: {
     status: 405,
     code: 3000,
     message: 'Method not allowed',
     meaning: 'known path, wrong method',
+    violation: true,
+    location: 'method',
   },
   proxySessionNotFound: {
     status: 407,
     code: 0,
     message: 'Proxy session not found',
     meaning: 'proxy credentials naming a session that does not exist (the proxy user is the session id)',
+    violation: false,
   },
   requestTimeout: {
     status: 408,
     code: 0,
     message: 'request timeout',
     meaning: 'headers or body not received within headersTimeoutMs / requestTimeoutMs',
+    violation: false,
   },
   payloadTooLarge: {
     status: 413,
     code: 0,
     message: 'request body too large',
     meaning: 'body over bodyLimit',
+    violation: true,
+    location: 'body',
   },
   uriTooLong: {
     status: 414,
     code: 0,
     message: 'request URI too long',
     meaning: 'query string over maxQueryLength',
+    violation: true,
+    location: 'query',
   },
   expectationFailed: {
     status: 417,
     code: 0,
     message: 'expectation failed',
     meaning: 'an Expect header other than 100-continue',
+    violation: false,
   },
   memoryBudget: {
     status: 429,
@@ -175,13 +221,21 @@ export const ERROR_KINDS = {
     message: 'memory budget reached',
     meaning:
       'the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget or its share; the message names the option',
+    violation: false,
   },
-  tooManySessions: { status: 429, code: 0, message: 'too many sessions', meaning: 'session cap reached' },
+  tooManySessions: {
+    status: 429,
+    code: 0,
+    message: 'too many sessions',
+    meaning: 'session cap reached',
+    violation: false,
+  },
   headersTooLarge: {
     status: 431,
     code: 0,
     message: 'request headers too large',
     meaning: 'headers over maxHeaderSize',
+    violation: false,
   },
   stateNotSaved: {
     status: 500,
@@ -189,12 +243,14 @@ export const ERROR_KINDS = {
     message: 'the change could not be saved to the state file',
     meaning:
       'with stateFile: the file could not be written (disk full, folder gone); nothing was acknowledged',
+    violation: false,
   },
   unexpected: {
     status: 500,
     code: 0,
     message: 'Unexpected error',
     meaning: 'a bug in the fake; never on bad input',
+    violation: false,
   },
 } as const satisfies Record<string, ErrorKind>;
 
@@ -245,6 +301,9 @@ export class ApiError extends Error {
   }
 }
 
+/** `success` of error bodies: boolean `false`, or the string `"false"` (setting `errorSuccess`). */
+export type ErrorSuccess = 'boolean' | 'string';
+
 export interface ErrorBody {
   /** Boolean `false`, or the string `"false"` the vendor's table also shows (setting `errorSuccess`). */
   success: false | 'false';
@@ -255,15 +314,28 @@ export interface ErrorBody {
   errors?: Violation[];
 }
 
+/** What an error is rendered from: an `ApiError`, or an injected fault's status (code 0). */
+export type RenderedError = Pick<ApiError, 'message' | 'code' | 'status' | 'errors'>;
+
+/** An error answer: its status, and its body's JSON text with that text's length in UTF-8 bytes. */
+export interface ErrorAnswer {
+  status: number;
+  text: string;
+  bytes: number;
+}
+
 /**
- * The one renderer of error bodies in the vendor's shape, honouring the `errorSuccess` setting:
- * for an ApiError of the catalogue, and for an injected fault's status (any `status`, code 0).
+ * The one renderer of error answers, in the vendor's shape
+ * `{success:false, message, code, status, apiRequestUid, errors?}`, honouring `errorSuccess`. Every
+ * path that answers an error goes through it: the error middleware, injected faults, what Node
+ * answers before Express (client errors, CONNECT, `Expect`), the forward proxy and the state
+ * file's held answer; each adds only the headers its channel needs.
  */
-export function toErrorBody(
-  error: Pick<ApiError, 'message' | 'code' | 'status' | 'errors'>,
+export function renderError(
+  error: RenderedError,
   apiRequestUid: string,
-  success: 'boolean' | 'string' = 'boolean',
-): ErrorBody {
+  success: ErrorSuccess = 'boolean',
+): ErrorAnswer {
   const body: ErrorBody = {
     success: success === 'string' ? 'false' : false,
     message: error.message,
@@ -272,5 +344,6 @@ export function toErrorBody(
     apiRequestUid,
   };
   if (error.errors && error.errors.length > 0) body.errors = error.errors;
-  return body;
+  const text = JSON.stringify(body);
+  return { status: error.status, text, bytes: Buffer.byteLength(text) };
 }

@@ -7,7 +7,6 @@ import { createOperationValidators } from './contract/request-validator.js';
 import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
-import { ApiError, toErrorBody } from './errors.js';
 import { saveAfterChanges } from './harness/hold-until-saved.js';
 import { createInstance, type Instance, serverMemory } from './harness/instance.js';
 import {
@@ -200,8 +199,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       expressApp,
       () => file.commit(),
       (error) => logger.error({ err: error, stateFile: file.path }, 'state file not written'),
-      (apiRequestUid) =>
-        toErrorBody(new ApiError('stateNotSaved'), apiRequestUid, root.fake.settings.errorSuccess),
+      () => root.fake.settings.errorSuccess,
     );
   }
   let server: Server | undefined;

@@ -129,11 +129,25 @@ describe('README', () => {
 });
 
 describe('error catalogue (docs/errors.md)', () => {
-  it('documents every error kind with its status, code and message', async () => {
+  it('documents every error kind with its status, code, message and whether it is a violation, and no other', async () => {
     const { ERROR_KINDS } = await import('../src/errors.js');
+    type ErrorKind = import('../src/errors.js').ErrorKind;
     const errors = read('docs/errors.md');
-    for (const [kind, def] of Object.entries(ERROR_KINDS)) {
-      expect(errors, kind).toContain(`| \`${kind}\` | ${def.status} | ${def.code} | ${def.message} |`);
+    const violation = (def: ErrorKind): string => {
+      if (def.violation === 'named') return 'when `errors` names the header';
+      if (!def.violation) return 'no';
+      return def.location ? `yes, at \`${def.location}\`` : 'yes';
+    };
+    const documented = new Set<string>();
+    for (const [kind, def] of Object.entries(ERROR_KINDS) as Array<[string, ErrorKind]>) {
+      const row = errors.split('\n').find((line) => line.startsWith(`| \`${kind}\` |`));
+      expect(row, kind).toBeDefined();
+      expect(row, kind).toContain(`| \`${kind}\` | ${def.status} | ${def.code} | ${def.message} |`);
+      expect(row?.endsWith(`| ${violation(def)} |`), `${kind}: violation column`).toBe(true);
+      documented.add(kind);
     }
+    // And every kind documented is one of the catalogue's.
+    const rows = errors.match(/^\| `\w+` \|/gm) ?? [];
+    expect(rows.map((r) => r.slice(3, -3)).sort()).toEqual([...documented].sort());
   });
 });

@@ -1,6 +1,5 @@
 import type { Principal } from '../domain/fake.js';
 import type { Notice } from '../notices.js';
-import type { JsonText } from './json-text.js';
 import type { Operation } from './operations.js';
 import type { ValidRequest } from './request-validator.js';
 
@@ -24,18 +23,19 @@ export interface OperationContext<TInstance = unknown> {
   notice(notice: Notice): void;
 }
 
-/** A plain response; the router sends it. */
+/**
+ * A plain response: the router's one sender renders `body` as JSON (http/send-json.ts), so what a
+ * handler puts in `body` is what goes on the wire.
+ */
 export interface OperationResult {
   status: number;
   body: unknown;
-  /** `body` already serialised (must equal `JSON.stringify(body)`), with its UTF-8 length; sent as it is when given. */
-  json?: JsonText;
-  /**
-   * `body` as pieces of its JSON text, sent one after another as the socket drains, for answers
-   * too large to be one string (a state of a million documents); used instead of `json` when given.
-   */
-  stream?: Iterable<string>;
   headers?: Record<string, string>;
+  /**
+   * Sent in pieces as the socket drains (chunked, no length up front), for answers too large to
+   * be one string (a state of a million documents); such answers are not kept for the journal.
+   */
+  chunked?: boolean;
 }
 
 export type OperationHandler<TInstance = unknown> = (

@@ -227,9 +227,13 @@ export class Fake {
       .map((c) => ({ id: c.id, name: catalog.encodedClientName(c.id) }));
   }
 
+  /**
+   * The stored details, frozen on their first read: a write replaces them, never edits them, and
+   * frozen they say so to whoever renders them (the HTTP layer keeps the text of frozen objects).
+   */
   getDocument(p: Principal, documentId: string): DocumentRead {
     const doc = this.#visible(p, documentId);
-    return { templateUid: `tpl-${doc.templateId}`, id: doc.id, details: doc.details };
+    return { templateUid: `tpl-${doc.templateId}`, id: doc.id, details: Object.freeze(doc.details) };
   }
 
   /** Replaces the document's details (see details-patch.ts); atomic. Answers the notices on the body. */

@@ -211,6 +211,79 @@ export function isDocumentedType(type: string): boolean {
   return (TEMPLATE_TYPES as readonly string[]).includes(type.toLowerCase());
 }
 
+/**
+ * One exact filter of the list: how its value is read from a query (undefined when the query does
+ * not filter on it; an `invalidQuery` thrown when the value is not one it takes) and which
+ * documents a value keeps.
+ */
+interface ExactFilter<T extends string | number> {
+  read(q: ListQuery): T | undefined;
+  keeps(value: T, search: SearchIndex): (doc: Document) => boolean;
+}
+
+const exactFilter = <T extends string | number>(filter: ExactFilter<T>): ExactFilter<T> => filter;
+
+/**
+ * The exact filters, declared once: matching, the walk and the key of the cached view all come
+ * from this table, so a filter added here is applied, walked and keyed alike.
+ */
+export const EXACT_FILTERS = {
+  // A type outside the documented list matches no template, so the page is empty.
+  type: exactFilter({
+    read: (q) => q.type?.toLowerCase(),
+    keeps: (type, search) => {
+      const templates = search.templatesOfType(type);
+      return (doc) => templates.has(doc.templateId);
+    },
+  }),
+  templateUid: exactFilter({
+    read: (q) => {
+      if (q.templateUid === undefined) return undefined;
+      const id = parseTemplateUid(q.templateUid);
+      if (id === undefined) throw invalidQuery('templateUid needs to be tpl-<number> or a number.');
+      return id;
+    },
+    keeps: (templateId) => (doc) => doc.templateId === templateId,
+  }),
+  clientId: exactFilter({
+    read: (q) => {
+      if (q.clientId !== undefined && !Number.isSafeInteger(q.clientId)) {
+        throw invalidQuery('clientId needs to be an integer.');
+      }
+      return q.clientId;
+    },
+    keeps: (clientId) => (doc) => doc.client_id === clientId,
+  }),
+} satisfies { [K in keyof ListQuery]?: ExactFilter<string> | ExactFilter<number> };
+
+const FILTER_ENTRIES = Object.entries(EXACT_FILTERS) as Array<[string, ExactFilter<string | number>]>;
+
+const keepAll = (): boolean => true;
+
+/**
+ * The exact filters a query asks for, in the table's order (so their errors come in that order):
+ * one predicate that holds for the documents every one of them keeps, and the key of their cached
+ * view (undefined when the query filters on none): the values read, in the table's order, as JSON,
+ * so two different values never share a view.
+ */
+export function exactFiltersOf(
+  q: ListQuery,
+  search: SearchIndex,
+): { matches: (doc: Document) => boolean; key: string | undefined } {
+  const values: Array<string | number | null> = [];
+  const predicates: Array<(doc: Document) => boolean> = [];
+  for (const [, filter] of FILTER_ENTRIES) {
+    const value = filter.read(q);
+    values.push(value ?? null);
+    if (value !== undefined) predicates.push(filter.keeps(value, search));
+  }
+  if (predicates.length === 0) return { matches: keepAll, key: undefined };
+  const [only] = predicates;
+  const matches =
+    predicates.length === 1 && only ? only : (doc: Document) => predicates.every((keeps) => keeps(doc));
+  return { matches, key: JSON.stringify(values) };
+}
+
 /** The documents of one page, in order. */
 export function queryDocuments(
   orders: OrgOrders | undefined,
@@ -224,31 +297,14 @@ export function queryDocuments(
   const orderDir = (q.orderDir ?? 'asc').toLowerCase();
   if (orderDir !== 'asc' && orderDir !== 'desc') throw invalidQuery('orderDir needs to be asc or desc.');
 
-  // A type outside the documented list matches no template, so the page is empty.
-  const type = q.type?.toLowerCase();
-  let templateId: number | undefined;
-  if (q.templateUid !== undefined) {
-    templateId = parseTemplateUid(q.templateUid);
-    if (templateId === undefined) throw invalidQuery('templateUid needs to be tpl-<number> or a number.');
-  }
-  const clientId = q.clientId;
-  if (clientId !== undefined && !Number.isSafeInteger(clientId)) {
-    throw invalidQuery('clientId needs to be an integer.');
-  }
+  const filters = exactFiltersOf(q, search);
   const needle = q.searchTxt ? q.searchTxt.toLowerCase() : undefined;
 
   const page: Document[] = [];
   if (!orders) return page;
   const order = orderBy === 'id' ? orders.byId : orders.byLabel;
-  const typeTemplates = type === undefined ? undefined : search.templatesOfType(type);
-  const matches = (doc: Document): boolean =>
-    (clientId === undefined || doc.client_id === clientId) &&
-    (templateId === undefined || doc.templateId === templateId) &&
-    (typeTemplates === undefined || typeTemplates.has(doc.templateId));
-  const filtered = clientId !== undefined || templateId !== undefined || type !== undefined;
-  const view = filtered
-    ? search.view(order, orders.version, `${type ?? ''}|${templateId ?? ''}|${clientId ?? ''}`, matches)
-    : order;
+  const { matches } = filters;
+  const view = filters.key === undefined ? order : search.view(order, orders.version, filters.key, matches);
   const list = view ?? order;
   const desc = orderDir === 'desc';
   const n = list.length;

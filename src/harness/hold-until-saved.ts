@@ -2,7 +2,7 @@
  * The answer to a change held until the change is on disk (`stateFile`): see `saveAfterChanges`.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { ErrorBody } from '../errors.js';
+import { ApiError, type ErrorSuccess, renderError } from '../errors.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -11,18 +11,18 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * HEAD and OPTIONS, outside `/sessions/`) saves the state before its answer goes out, when the
  * answer is a success: at the answer's first output (its head, or its end) the changes are written,
  * and the answer is held back until they are on disk while other requests are served. A failed
- * save answers the catalogue's `stateNotSaved` (500, in the vendor shape, `errorBody`) in place of
- * the answer, so no change that is not on disk is ever acknowledged.
+ * save answers the catalogue's `stateNotSaved` (500, rendered by `renderError` with the current
+ * `errorSuccess`) in place of the answer, so no change that is not on disk is ever acknowledged.
  */
 export function saveAfterChanges(
   app: RequestListener,
   save: () => Promise<void> | undefined,
   onError: (error: unknown) => void,
-  errorBody: (apiRequestUid: string) => ErrorBody,
+  errorSuccess: () => ErrorSuccess,
 ): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     if (!SAFE_METHODS.has(req.method ?? 'GET') && !req.url?.startsWith('/sessions/'))
-      holdUntilSaved(res, save, onError, errorBody);
+      holdUntilSaved(res, save, onError, errorSuccess);
     app(req, res);
   };
 }
@@ -31,7 +31,7 @@ function holdUntilSaved(
   res: ServerResponse,
   save: () => Promise<void> | undefined,
   onError: (error: unknown) => void,
-  errorBody: (apiRequestUid: string) => ErrorBody,
+  errorSuccess: () => ErrorSuccess,
 ): void {
   const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse;
   const write = res.write as (...args: unknown[]) => boolean;
@@ -43,16 +43,17 @@ function holdUntilSaved(
     onError(error);
     phase = 'failed';
     held.length = 0;
-    const body = JSON.stringify(errorBody(String(res.getHeader('x-request-id') ?? 'none')));
+    const apiRequestUid = String(res.getHeader('x-request-id') ?? 'none');
+    const answer = renderError(new ApiError('stateNotSaved'), apiRequestUid, errorSuccess());
     if (res.headersSent) {
       res.destroy(); // cannot happen: nothing goes out before the save
       return;
     }
-    writeHead.call(res, 500, {
+    writeHead.call(res, answer.status, {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
+      'content-length': answer.bytes,
     });
-    end.call(res, body);
+    end.call(res, answer.text);
   };
   const decide = (status: number) => {
     if (phase !== 'open') return;

@@ -29,11 +29,11 @@ export class Instance {
   readonly journal: Journal;
   readonly faults: FaultList;
   /**
-   * The JSON texts of the details read most recently (10,000 texts, 16 MiB at most): reads send
-   * them without serialising the same details again. Details are never edited in place, so a
-   * text never goes stale; gone with the instance.
+   * The JSON texts of the frozen objects answered most recently (list rows, details read; 10,000
+   * texts, 16 MiB at most): the sender renders them without serialising the same object again.
+   * A frozen object never changes, so a text never goes stale; gone with the instance.
    */
-  readonly detailTexts = new RecentJsonTexts(10_000, 16 * 1024 * 1024);
+  readonly jsonTexts = new RecentJsonTexts(10_000, 16 * 1024 * 1024);
   /**
    * A session's keys of its own (set by the session registry), put into every dataset it loads;
    * undefined for the root and for sessions that use their fixtures' keys.

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError, toErrorBody } from '../errors.js';
+import { ApiError, type ErrorAnswer, renderError } from '../errors.js';
 
 /**
  * Answers, in the vendor error shape, what Node's HTTP server handles before Express sees it:
@@ -23,13 +23,23 @@ const REASONS: Record<number, string> = {
 
 /** A whole HTTP/1.1 answer in the vendor error shape, for a socket Node's HTTP server has let go of. */
 export function rawAnswer(apiError: ApiError, head: boolean, extra = ''): string {
-  const body = JSON.stringify(toErrorBody(apiError, 'none'));
+  const answer = renderError(apiError, 'none');
   return (
-    `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status] ?? 'Error'}\r\n` +
+    `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Error'}\r\n` +
     `content-type: application/json; charset=utf-8\r\nx-content-type-options: nosniff\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\n` +
-    `${extra}connection: close\r\n\r\n${head ? '' : body}`
+    `content-length: ${answer.bytes}\r\n` +
+    `${extra}connection: close\r\n\r\n${head ? '' : answer.text}`
   );
+}
+
+/** The head of an error answer written through Node's response, after which the connection closes. */
+function closingHead(answer: ErrorAnswer) {
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    'content-length': answer.bytes,
+    connection: 'close',
+  };
 }
 
 /**
@@ -68,14 +78,9 @@ export function answerClientError(
   if (inFlight) {
     if (!inFlight.headersSent && apiError.kind === 'requestTimeout') {
       // The request being read timed out (a trickled body): it is that request's answer.
-      const body = JSON.stringify(toErrorBody(apiError, 'none'));
-      inFlight.writeHead(408, {
-        'content-type': 'application/json; charset=utf-8',
-        'x-content-type-options': 'nosniff',
-        'content-length': Buffer.byteLength(body),
-        connection: 'close',
-      });
-      inFlight.end(body, () => socket.destroy());
+      const answer = renderError(apiError, 'none');
+      inFlight.writeHead(answer.status, closingHead(answer));
+      inFlight.end(answer.text, () => socket.destroy());
       return;
     }
     // A broken request pipelined behind one still being answered: nothing is written into that
@@ -94,14 +99,9 @@ export function answerExpectation(req: IncomingMessage, res: ServerResponse): vo
     `expectation failed: Expect ${String(req.headers.expect)} is not supported`,
     [{ location: 'header.expect', message: 'only 100-continue is supported' }],
   );
-  const body = JSON.stringify(toErrorBody(apiError, 'none'));
-  res.writeHead(417, {
-    'content-type': 'application/json; charset=utf-8',
-    'x-content-type-options': 'nosniff',
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  });
-  res.end(req.method === 'HEAD' ? undefined : body);
+  const answer = renderError(apiError, 'none');
+  res.writeHead(answer.status, closingHead(answer));
+  res.end(req.method === 'HEAD' ? undefined : answer.text);
 }
 
 /**

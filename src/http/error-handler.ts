@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { ApiError, type ErrorKindName, toErrorBody } from '../errors.js';
+import { ApiError, type ErrorKindName, renderError } from '../errors.js';
 import { type RequestState, stateOf } from './request-state.js';
 import { sendJson } from './send-json.js';
 
@@ -50,7 +50,7 @@ export interface ErrorHandlerOptions {
   onUnexpected: (error: unknown) => void;
 }
 
-/** The single place that renders errors, always in the vendor's shape. */
+/** The error middleware: anything thrown or passed to `next`, answered through `renderError`. */
 export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): ErrorRequestHandler {
   return (error, _req, res, _next) => {
     const apiError = toApiError(error);
@@ -62,7 +62,7 @@ export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): Error
     const state = stateOf(res);
     // Unset when the request failed before an instance was picked (an unknown session).
     const instance = state.instance as RequestState['instance'] | undefined;
-    const body = toErrorBody(apiError, state.requestId, instance?.fake.settings.errorSuccess);
-    sendJson(res, apiError.status, JSON.stringify(body));
+    const answer = renderError(apiError, state.requestId, instance?.fake.settings.errorSuccess);
+    sendJson(res, answer.status, answer.text, answer.bytes);
   };
 }

@@ -1,15 +1,19 @@
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type ErrorBody, toErrorBody } from '../errors.js';
+import { type RenderedError, renderError } from '../errors.js';
 import type { Fault } from '../harness/faults.js';
 import { stateOf } from './request-state.js';
-import { sendJson } from './send-json.js';
+import { sendJson, sendResult } from './send-json.js';
 
-/** The default body of a fault that gives a status but no body: the vendor's error shape. */
-function faultBody(status: number, requestId: string, success: 'boolean' | 'string'): ErrorBody {
-  const message = `${STATUS_CODES[status] ?? 'Error'} (injected fault)`;
-  return toErrorBody({ message, code: 0, status, errors: undefined }, requestId, success);
+/** What a fault with a status but no body is rendered from: the vendor's error shape, code 0. */
+function faultError(status: number): RenderedError {
+  return {
+    message: `${STATUS_CODES[status] ?? 'Error'} (injected fault)`,
+    code: 0,
+    status,
+    errors: undefined,
+  };
 }
 
 /**
@@ -56,8 +60,14 @@ async function applyFault(
     next();
     return;
   }
-  const body = fault.hasBody
-    ? fault.body
-    : faultBody(fault.status, state.requestId, state.instance.fake.settings.errorSuccess);
-  sendJson(res, fault.status, JSON.stringify(body));
+  if (fault.hasBody) {
+    sendResult(res, { status: fault.status, body: fault.body });
+    return;
+  }
+  const answer = renderError(
+    faultError(fault.status),
+    state.requestId,
+    state.instance.fake.settings.errorSuccess,
+  );
+  sendJson(res, answer.status, answer.text, answer.bytes);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { ApiError, toErrorBody } from '../errors.js';
+import { ApiError, type ErrorSuccess, renderError } from '../errors.js';
 import type { RequestVia } from '../harness/journal.js';
 import { type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import type { ServerCertificates } from '../tls/server-certificates.js';
@@ -47,7 +47,7 @@ export interface ForwardProxyOptions {
   sessions: SessionRegistry;
   /** The server's TLS certificates; undefined when HTTPS is off (CONNECT is then refused with 405 elsewhere). */
   certificates: ServerCertificates | undefined;
-  errorSuccess: () => 'boolean' | 'string';
+  errorSuccess: () => ErrorSuccess;
 }
 
 /** The session id a `Proxy-Authorization: Basic` header names (its user), if any. */
@@ -124,13 +124,13 @@ export function createForwardProxy(
   }
 
   function answer(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
-    const body = JSON.stringify(toErrorBody(error, randomUUID(), options.errorSuccess()));
-    res.writeHead(error.status, {
+    const answer = renderError(error, randomUUID(), options.errorSuccess());
+    res.writeHead(answer.status, {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
+      'content-length': answer.bytes,
       ...(error.status === 407 ? { 'proxy-authenticate': PROXY_AUTHENTICATE } : {}),
     });
-    res.end(req.method === 'HEAD' ? undefined : body);
+    res.end(req.method === 'HEAD' ? undefined : answer.text);
   }
 
   tunnels.on('request', (req: IncomingMessage, res: ServerResponse) => {

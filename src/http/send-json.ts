@@ -1,6 +1,25 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
-import { stateOf } from './request-state.js';
+import { renderJson, renderJsonPieces } from '../contract/json-text.js';
+import type { OperationResult } from '../contract/operation-handler.js';
+import { type RequestState, stateOf } from './request-state.js';
+
+/**
+ * The one sender of what handlers return: `body` rendered as JSON (the texts of frozen objects
+ * kept by the instance, see contract/json-text.ts), whole, or in pieces when `chunked`.
+ */
+export function sendResult(res: Response, result: OperationResult): void {
+  if (result.headers) res.set(result.headers);
+  // Unset when the request failed before an instance was picked (an unknown session).
+  const instance = stateOf(res).instance as RequestState['instance'] | undefined;
+  const memo = instance?.jsonTexts;
+  if (result.chunked) {
+    sendJsonStream(res, result.status, renderJsonPieces(result.body, memo)).catch(() => res.destroy());
+    return;
+  }
+  const json = renderJson(result.body, memo);
+  sendJson(res, result.status, json.text, json.bytes);
+}
 
 /**
  * Sends a JSON text and keeps it on the request state for the journal; what `res.json` does,

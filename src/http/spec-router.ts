@@ -14,7 +14,7 @@ import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { addNotice, type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
-import { sendJson, sendJsonStream } from './send-json.js';
+import { sendResult } from './send-json.js';
 
 export interface SpecRouterOptions {
   document: OpenApiDocument;
@@ -153,15 +153,6 @@ function createOperationRun(
   handler: OperationHandler<Instance>,
 ): OperationRun {
   const tokenHeaderNames = tokenHeaders(document, operation);
-  const send = (res: Response, result: OperationResult): void => {
-    if (result.headers) res.set(result.headers);
-    if (result.stream) {
-      sendJsonStream(res, result.status, result.stream).catch(() => res.destroy());
-      return;
-    }
-    if (result.json) sendJson(res, result.status, result.json.text, result.json.bytes);
-    else sendJson(res, result.status, JSON.stringify(result.body) ?? '');
-  };
   return (req, res, next, params) => {
     const state = stateOf(res);
     let result: OperationResult | Promise<OperationResult>;
@@ -189,14 +180,14 @@ function createOperationRun(
       result = handler(new HttpOperationContext(operation, state, principal, request, req));
       // The usual case (every vendor handler) stays synchronous: no promise per request.
       if (!(result instanceof Promise)) {
-        send(res, result);
+        sendResult(res, result);
         return;
       }
     } catch (error) {
       next(error);
       return;
     }
-    result.then((r) => send(res, r)).catch(next);
+    result.then((r) => sendResult(res, r)).catch(next);
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../src/domain/fake.js';
-import { parseTemplateUid } from '../../src/domain/list-query.js';
+import { EXACT_FILTERS, exactFiltersOf, parseTemplateUid, SearchIndex } from '../../src/domain/list-query.js';
+import { Catalog } from '../../src/domain/store.js';
 import type { Document } from '../../src/domain/types.js';
 import { ApiError } from '../../src/errors.js';
 import { details, makeDataset, makeFake, ORG1, ORG2, ORG3 } from '../fixtures/domain/dataset.js';
@@ -194,5 +195,48 @@ describe('listDocuments: visibility and rows', () => {
     expect(caught).toBeInstanceOf(ApiError);
     expect((caught as ApiError).kind).toBe('invalidQuery');
     expect((caught as ApiError).message).toMatch(new RegExp(`^${name} `));
+  });
+});
+
+describe('listDocuments: the exact filters are one table', () => {
+  /** Two values of each declared filter that keep different documents of ORG1. */
+  const VALUES: Record<keyof typeof EXACT_FILTERS, [ListQuery, number[], ListQuery, number[]]> = {
+    type: [{ type: 'asset' }, [102, 103], { type: 'location' }, [101, 105]],
+    templateUid: [{ templateUid: 'tpl-79' }, [102, 103], { templateUid: 'tpl-22' }, [104]],
+    clientId: [{ clientId: 10 }, [103, 101], { clientId: 11 }, [104]],
+  };
+
+  it('every declared filter is covered here', () => {
+    expect(Object.keys(VALUES).sort()).toEqual(Object.keys(EXACT_FILTERS).sort());
+  });
+
+  it.each(Object.entries(VALUES))(
+    '%s: two different values never share a cached view, asked in either order',
+    (_name, [first, firstIds, second, secondIds]) => {
+      const { fake } = makeFake();
+      // The second query with the same filter builds the view; the third reads it.
+      for (let i = 0; i < 3; i++) expect(ids(first, fake)).toEqual(firstIds);
+      for (let i = 0; i < 3; i++) expect(ids(second, fake)).toEqual(secondIds);
+      expect(ids(first, fake)).toEqual(firstIds);
+      // The same, each value on its own page of one row (paging through the view).
+      for (const [q, expected] of [
+        [first, firstIds],
+        [second, secondIds],
+      ] as const) {
+        const pages = expected.map((_, k) => ids({ ...q, resultsPerPage: 1, pageNum: k + 1 }, fake));
+        expect(pages.flat()).toEqual(expected);
+      }
+    },
+  );
+
+  it('keys differ for every declared filter and value, and are absent without filters', () => {
+    const keys = new Set<string | undefined>();
+    const index = new SearchIndex(new Catalog(makeDataset()));
+    for (const [first, , second] of Object.values(VALUES)) {
+      keys.add(exactFiltersOf(first, index).key);
+      keys.add(exactFiltersOf(second, index).key);
+    }
+    expect(keys.size).toBe(Object.keys(VALUES).length * 2);
+    expect(exactFiltersOf({ searchTxt: 'x', orderBy: 'id' }, index).key).toBeUndefined();
   });
 });

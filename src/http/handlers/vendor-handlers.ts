@@ -1,4 +1,3 @@
-import { JsonTextBuilder, jsonTextOf } from '../../contract/json-text.js';
 import type { HandlerTable, OperationContext, OperationHandler } from '../../contract/operation-handler.js';
 import type { ListQuery, PageQuery, Principal } from '../../domain/fake.js';
 import { isDocumentedType } from '../../domain/list-query.js';
@@ -77,16 +76,11 @@ function listQueryOf(context: OperationContext<Instance>): ListQuery {
 /** GET /api/v2/documents and its live twin /api/v2/documents/all. */
 const listDocuments: OperationHandler<Instance> = (context) => {
   const results = context.instance.fake.listDocuments(principalOf(context), listQueryOf(context));
-  const body = { success: true, apiRequestUid: context.requestId, description: LIST_DESCRIPTION, results };
-  // Rows are frozen and made once per stored document (see `toSummary`), so their JSON texts are too.
-  const json = new JsonTextBuilder().ascii('{"success":true,"apiRequestUid":').value(body.apiRequestUid);
-  json.ascii(`,"description":${JSON.stringify(LIST_DESCRIPTION)},"results":[`);
-  results.forEach((row, i) => {
-    if (i > 0) json.ascii(',');
-    json.append(jsonTextOf(row));
-  });
-  json.ascii(']}');
-  return { status: 200, body, json };
+  // Rows are frozen, made once per stored document (see `toSummary`): the sender keeps their texts.
+  return {
+    status: 200,
+    body: { success: true, apiRequestUid: context.requestId, description: LIST_DESCRIPTION, results },
+  };
 };
 
 /** The batch calls: the domain plans and applies, the notices go to the journal. */
@@ -127,25 +121,17 @@ export const vendorHandlers: HandlerTable<Instance> = {
   getDocument: (context) => {
     const documentId = String(context.request.params.documentId);
     const read = context.instance.fake.getDocument(principalOf(context), documentId);
-    const body = {
-      success: true,
-      templateUid: read.templateUid,
-      id: read.id,
-      details: read.details,
-      apiRequestUid: context.requestId,
+    // The details come frozen (a write replaces them, never edits them): the sender keeps their text.
+    return {
+      status: 200,
+      body: {
+        success: true,
+        templateUid: read.templateUid,
+        id: read.id,
+        details: read.details,
+        apiRequestUid: context.requestId,
+      },
     };
-    // Stored details are never edited in place (a write replaces them): their text is made once.
-    const json = new JsonTextBuilder()
-      .ascii('{"success":true,"templateUid":')
-      .value(body.templateUid)
-      .ascii(',"id":')
-      .value(body.id)
-      .ascii(',"details":')
-      .append(context.instance.detailTexts.of(body.details))
-      .ascii(',"apiRequestUid":')
-      .value(body.apiRequestUid)
-      .ascii('}');
-    return { status: 200, body, json };
   },
 
   patchDocument: (context) => {

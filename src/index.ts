@@ -259,7 +259,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   };
 
   const mock: MockServer = {
-    ...controlsOf(root, checks),
+    ...controlsOf(root, checks, memory.budget),
     app,
     options,
     root,

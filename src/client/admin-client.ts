@@ -2,6 +2,7 @@ import type { Settings } from '../config.js';
 import type { ApiKey, Dataset, FixtureSet } from '../domain/types.js';
 import type { ErrorBody } from '../errors.js';
 import type { FaultInput, FaultView } from '../harness/faults.js';
+import type { Clock, Health } from '../harness/instance-controls.js';
 import type {
   JournalEntryView,
   JournalFilter,
@@ -10,7 +11,6 @@ import type {
   ViolationRecord,
 } from '../harness/journal.js';
 import { assertNoViolations } from '../harness/no-violations.js';
-import type { MemoryReport } from '../memory-budget.js';
 
 /**
  * A typed client of a running fake's admin API (a container, `npm start`, another machine): what
@@ -32,25 +32,13 @@ export class AdminError extends Error {
   }
 }
 
+export type { Clock, Health };
+
 export interface AdminClientOptions {
   /** The fake's `ADMIN_TOKEN`, when it was started with one. */
   adminToken?: string;
   /** Another `fetch` (tests, proxies); the global one by default. */
   fetch?: typeof fetch;
-}
-
-export interface Health {
-  status: 'ok';
-  session: string | null;
-  documents: number;
-  /** The process's memory budget, use per kind (the root's health only). */
-  memory?: MemoryReport;
-}
-
-export interface Clock {
-  /** The fake's time, Unix seconds. */
-  now: number;
-  offsetSeconds: number;
 }
 
 export interface SessionInfo {

@@ -1,9 +1,10 @@
 import type { HandlerTable, OperationContext } from '../../contract/operation-handler.js';
-import type { Dataset } from '../../domain/types.js';
+import { DATASET_KINDS, type Dataset } from '../../domain/types.js';
 import { ApiError } from '../../errors.js';
 import type { FaultInput } from '../../harness/faults.js';
 import { datasetFromInput } from '../../harness/fixture-input.js';
 import type { Instance } from '../../harness/instance.js';
+import { clockOf, healthOf, journaledRequest } from '../../harness/instance-controls.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
 import type { MemoryBudget } from '../../memory-budget.js';
 
@@ -45,33 +46,27 @@ const STATE_PIECE_DOCUMENTS = 500;
  * is longer than the longest string JavaScript can hold, so it is never built as one.
  */
 function* stateJson(state: Dataset): Generator<string> {
-  yield `{"organizations":${JSON.stringify(state.organizations)},"clients":${JSON.stringify(state.clients)},`;
-  yield `"templates":${JSON.stringify(state.templates)},"documents":[`;
-  const { documents } = state;
-  for (let i = 0; i < documents.length; i += STATE_PIECE_DOCUMENTS) {
-    const piece = documents.slice(i, i + STATE_PIECE_DOCUMENTS).map((d) => JSON.stringify(d));
-    yield (i === 0 ? '' : ',') + piece.join(',');
+  let separator = '{';
+  for (const kind of DATASET_KINDS) {
+    if (kind !== 'documents') {
+      yield `${separator}"${kind}":${JSON.stringify(state[kind])}`;
+    } else {
+      yield `${separator}"documents":[`;
+      const { documents } = state;
+      for (let i = 0; i < documents.length; i += STATE_PIECE_DOCUMENTS) {
+        const piece = documents.slice(i, i + STATE_PIECE_DOCUMENTS).map((d) => JSON.stringify(d));
+        yield (i === 0 ? '' : ',') + piece.join(',');
+      }
+      yield ']';
+    }
+    separator = ',';
   }
-  yield `],"apiKeys":${JSON.stringify(state.apiKeys)}}`;
-}
-
-function clockOf(instance: Instance) {
-  const { clock } = instance.fake;
-  return { now: clock.nowSeconds(), offsetSeconds: Math.round(clock.offsetSeconds()) };
+  yield '}';
 }
 
 export function createAdminHandlers({ root, sessions, memory }: AdminContext): HandlerTable<Instance> {
   return {
-    getHealth: (context) => ({
-      status: 200,
-      body: {
-        status: 'ok',
-        session: context.instance.id ?? null,
-        documents: context.instance.fake.documentCount(),
-        // The whole process's, from the root only: a session sees nothing of the others.
-        ...(context.instance.id === undefined && memory ? { memory: memory.report() } : {}),
-      },
-    }),
+    getHealth: (context) => ({ status: 200, body: healthOf(context.instance, memory) }),
 
     resetState: (context) => {
       context.instance.reset();
@@ -104,19 +99,10 @@ export function createAdminHandlers({ root, sessions, memory }: AdminContext): H
       };
     },
 
-    getRequest: async (context) => {
-      const { journal } = context.instance;
-      await journal.settled();
-      const id = Number(context.request.params.requestId);
-      const entry = journal.get(id);
-      if (!entry) {
-        throw new ApiError(
-          'requestNotFound',
-          `Request not found: ${id} (cleared, or dropped to keep the journal within its bounds)`,
-        );
-      }
-      return { status: 200, body: viewEntry(entry) };
-    },
+    getRequest: async (context) => ({
+      status: 200,
+      body: await journaledRequest(context.instance, Number(context.request.params.requestId)),
+    }),
 
     clearRequests: (context) => {
       context.instance.journal.clear();

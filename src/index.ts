@@ -258,7 +258,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   };
 
   const mock: MockServer = {
-    ...controlsOf(root, checks),
+    ...controlsOf(root, checks, memory.budget),
     app,
     options,
     root,

@@ -14,8 +14,10 @@ import { describe, expect, it } from 'vitest';
  *   config.ts, options/, errors.ts, logger.ts, precompiled-validators.ts   shared by all
  *
  * `ui/` is the browser's code (the inspector, built into dist/ui): it imports nothing of the
- * server's but types (erased by the build: the shapes the admin API answers), and the server
- * imports none of it; the two meet only through the admin API.
+ * server's but types (erased by the build: the shapes the admin API answers) and the typed admin
+ * client (`client/admin-client.ts`, plain `fetch`, bundled in), and the server imports none of
+ * it; the two meet only through the admin API. So the client stays fit for a browser: it imports
+ * no Node module and nothing of the server's at run time but the violations check it throws.
  *
  * Only `http/` (and the entry points) may import Express; no module may import itself back
  * through others.
@@ -57,7 +59,23 @@ const rules: IForbiddenRuleType[] = [
     name: 'ui-stands-apart',
     severity: 'error',
     from: { path: '^src/ui/' },
-    to: { path: '^src/', pathNot: '^src/ui/', dependencyTypesNot: ['type-only'] },
+    to: { path: '^src/', pathNot: '^src/(ui/|client/admin-client\\.ts$)', dependencyTypesNot: ['type-only'] },
+  },
+  {
+    name: 'admin-client-fits-a-browser',
+    severity: 'error',
+    from: { path: '^src/client/admin-client\\.ts$|^src/harness/no-violations\\.ts$' },
+    to: {
+      path: '^src/|(^|/)node_modules/',
+      pathNot: '^src/harness/no-violations\\.ts$',
+      dependencyTypesNot: ['type-only'],
+    },
+  },
+  {
+    name: 'admin-client-uses-no-node-module',
+    severity: 'error',
+    from: { path: '^src/client/admin-client\\.ts$|^src/harness/no-violations\\.ts$' },
+    to: { dependencyTypes: ['core'] },
   },
   {
     name: 'server-never-imports-ui',

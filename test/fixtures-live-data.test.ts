@@ -12,11 +12,10 @@ import { generateDocuments } from '../src/domain/fixtures/generate-documents.js'
 import {
   buildDataset,
   defaultFixturesPath,
-  FIXTURE_KEYS,
   loadFixtureSource,
 } from '../src/domain/fixtures/load-fixtures.js';
 import { fixtureValidator } from '../src/domain/fixtures/validate-fixtures.js';
-import type { Dataset, Document } from '../src/domain/types.js';
+import { DATASET_KINDS, type Dataset, type Document } from '../src/domain/types.js';
 import { createTestServer, type TestServer } from './support/test-server.js';
 
 const REFERENCE_TYPES = ['vendors', 'locations', 'assets', 'credentials', 'contacts'] as const;
@@ -59,7 +58,7 @@ beforeAll(async () => {
 describe('the default fixture set', () => {
   it('validates against spec/fixtures.schema.json as shipped, file by file', () => {
     const raw: Record<string, unknown> = {};
-    for (const key of FIXTURE_KEYS) {
+    for (const key of DATASET_KINDS) {
       try {
         raw[key] = JSON.parse(readFileSync(join(defaultFixturesPath(), `${key}.json`), 'utf8'));
       } catch (error) {

@@ -2,6 +2,7 @@ import type { Settings } from '../config.js';
 import type { ApiKey, Dataset, FixtureSet } from '../domain/types.js';
 import type { ErrorBody } from '../errors.js';
 import type { FaultInput, FaultView } from '../harness/faults.js';
+import type { Clock, Health } from '../harness/instance-controls.js';
 import type {
   JournalEntryView,
   JournalFilter,
@@ -10,7 +11,6 @@ import type {
   ViolationRecord,
 } from '../harness/journal.js';
 import { assertNoViolations } from '../harness/no-violations.js';
-import type { MemoryReport } from '../memory-budget.js';
 
 /**
  * A typed client of a running fake's admin API (a container, `npm start`, another machine): what
@@ -32,25 +32,13 @@ export class AdminError extends Error {
   }
 }
 
+export type { Clock, Health };
+
 export interface AdminClientOptions {
   /** The fake's `ADMIN_TOKEN`, when it was started with one. */
   adminToken?: string;
   /** Another `fetch` (tests, proxies); the global one by default. */
   fetch?: typeof fetch;
-}
-
-export interface Health {
-  status: 'ok';
-  session: string | null;
-  documents: number;
-  /** The process's memory budget, use per kind (the root's health only). */
-  memory?: MemoryReport;
-}
-
-export interface Clock {
-  /** The fake's time, Unix seconds. */
-  now: number;
-  offsetSeconds: number;
 }
 
 export interface SessionInfo {
@@ -71,8 +59,8 @@ export interface AdminClient {
   readonly baseUrl: string;
   health(): Promise<Health>;
   reset(): Promise<void>;
-  /** Replaces the state with a fixture set, which becomes the reset point. */
-  load(fixtures: FixtureSet): Promise<void>;
+  /** Replaces the state with a fixture set, which becomes the reset point; answers its documents' count. */
+  load(fixtures: FixtureSet): Promise<number>;
   state(): Promise<Dataset>;
   /** One page of the journal and how many entries match. */
   requests(query?: RequestsQuery): Promise<{ count: number; requests: JournalEntryView[] }>;
@@ -126,7 +114,7 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
   const doFetch = options.fetch ?? fetch;
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { accept: 'application/json' };
     if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await doFetch(`${base}/__admin${path}`, {
@@ -135,7 +123,14 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    const parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // Not the fake's answer (a proxy's error page, say): the status still tells.
+      if (res.ok)
+        throw new Error(`${method} /__admin${path} answered ${res.status} with text that is not JSON`);
+    }
     if (!res.ok) throw new AdminError(method, `/__admin${path}`, res.status, parsed as ErrorBody | undefined);
     return parsed as T;
   }
@@ -144,7 +139,7 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     baseUrl: base,
     health: () => call('GET', '/health'),
     reset: async () => void (await call('POST', '/reset')),
-    load: async (fixtures) => void (await call('PUT', '/fixtures', fixtures)),
+    load: async (fixtures) => (await call<{ documents: number }>('PUT', '/fixtures', fixtures)).documents,
     state: () => call('GET', '/state'),
     requests: (query) => call('GET', `/requests${queryString(query as Record<string, unknown>)}`),
     request: (id) => call('GET', `/requests/${id}`),

@@ -6,6 +6,9 @@ import type { OpenApiDocument } from './spec-document.js';
 /** The response header that marks an answer of the fallback. */
 export const FALLBACK_HEADER = 'x-fake-fallback';
 
+/** The spec's tag of the fake's own calls under `/__admin`. */
+export const ADMIN_TAG = 'admin';
+
 interface PrismResponse {
   statusCode: number;
   headers?: Record<string, unknown>;
@@ -85,6 +88,10 @@ function requestPath(operation: Operation, context: OperationContext): string {
  * from its example, or generated from its schema when it has none. The router has already
  * validated the request (and its token). The answer carries `x-fake-fallback: prism`.
  *
+ * An admin operation (tag `admin`) is never answered so: an example would look like a power that
+ * works. Without a handler it answers 404 `routeNotFound` in the vendor's shape, naming the
+ * operation (`test/admin-parity.test.ts` fails first for the fake's own spec).
+ *
  * prism-http is loaded on the first fallback call, never at start-up.
  */
 export function createSpecFallback(document: OpenApiDocument): (operation: Operation) => OperationHandler {
@@ -97,8 +104,16 @@ export function createSpecFallback(document: OpenApiDocument): (operation: Opera
     return loading;
   };
 
-  return (operation) =>
-    async (context): Promise<OperationResult> => {
+  return (operation) => {
+    if (operation.tags.includes(ADMIN_TAG)) {
+      return () => {
+        throw new ApiError(
+          'routeNotFound',
+          `no handler for the admin operation ${operation.operationId}: the fake has no such power`,
+        );
+      };
+    }
+    return async (context): Promise<OperationResult> => {
       const { mock, resources } = await mocker();
       const resource = resources.get(operation.operationId);
       if (!resource) throw new ApiError('routeNotFound', `no handler for ${operation.operationId}`);
@@ -139,4 +154,5 @@ export function createSpecFallback(document: OpenApiDocument): (operation: Opera
         },
       };
     };
+  };
 }

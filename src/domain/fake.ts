@@ -25,7 +25,7 @@ import {
 } from './list-query.js';
 import { buildBase, Catalog, DocumentStore, type StoreBase } from './store.js';
 import { computeHash, hashMatches, type TokenGrant, type TokenObserver, TokenStore } from './tokens.js';
-import type { Dataset, Details, Document } from './types.js';
+import { copyDataset, type Dataset, type Details, type Document } from './types.js';
 
 export type { DocumentSummary, ListQuery, PageQuery } from './list-query.js';
 
@@ -72,13 +72,7 @@ interface Loaded {
 }
 
 function prepare(dataset: Dataset): Loaded {
-  const copy: Dataset = {
-    organizations: [...dataset.organizations],
-    clients: [...dataset.clients],
-    templates: [...dataset.templates],
-    documents: [...dataset.documents],
-    apiKeys: [...dataset.apiKeys],
-  };
+  const copy = copyDataset(dataset);
   const catalog = new Catalog(copy);
   return { dataset: copy, base: buildBase(copy.documents), catalog, search: new SearchIndex(catalog) };
 }
@@ -340,14 +334,7 @@ export class Fake {
 
   /** The loaded dataset's catalogue (copied arrays, shared immutable items) with `documents`. */
   #datasetWith(documents: Document[]): Dataset {
-    const { dataset } = this.#loaded;
-    return {
-      organizations: [...dataset.organizations],
-      clients: [...dataset.clients],
-      templates: [...dataset.templates],
-      documents,
-      apiKeys: [...dataset.apiKeys],
-    };
+    return { ...copyDataset(this.#loaded.dataset), documents };
   }
 
   /**

@@ -145,11 +145,44 @@ export interface FixtureSet {
   apiKeys?: ApiKey[];
 }
 
+/** What each kind of a dataset holds. */
+interface DatasetItems {
+  organizations: Organization;
+  clients: Client;
+  templates: Template;
+  documents: Document;
+  apiKeys: ApiKey;
+}
+
+/** A kind of data a dataset holds: a key of the state, a fixture set, and a folder's `<kind>.json`. */
+export type DatasetKind = keyof DatasetItems;
+
+/**
+ * Every dataset kind, in the order the state lists them. The one list: the state's JSON, a copy of
+ * a dataset and a fixture folder's file names are derived from it (the compiler rejects a list
+ * that misses a kind), and `test/admin-parity.test.ts` ties it to the spec's `State` and
+ * `spec/fixtures.schema.json`.
+ */
+export const DATASET_KINDS = [
+  'organizations',
+  'clients',
+  'templates',
+  'documents',
+  'apiKeys',
+] as const satisfies readonly DatasetKind[];
+// A kind left out of the list above, or a fixture set whose keys are not the kinds, fails to compile here.
+type Same<A, B> = [Exclude<A, B> | Exclude<B, A>] extends [never] ? true : false;
+const everyKindListed: Same<DatasetKind, (typeof DATASET_KINDS)[number]> = true;
+const fixtureSetOfKinds: Same<DatasetKind, keyof FixtureSet> = true;
+void everyKindListed;
+void fixtureSetOfKinds;
+
 /** A complete, validated fixture set with every derived piece filled in. */
-export interface Dataset {
-  organizations: Organization[];
-  clients: Client[];
-  templates: Template[];
-  documents: Document[];
-  apiKeys: ApiKey[];
+export type Dataset = { [K in DatasetKind]: DatasetItems[K][] };
+
+/** A copy of `dataset` whose arrays are its own (the items are shared: they are never edited). */
+export function copyDataset(dataset: Dataset): Dataset {
+  const copy = {} as Record<DatasetKind, unknown[]>;
+  for (const kind of DATASET_KINDS) copy[kind] = [...dataset[kind]];
+  return copy as Dataset;
 }

@@ -1,6 +1,8 @@
 import type { Settings } from '../config.js';
 import { buildDataset, loadFixtureSource } from '../domain/fixtures/load-fixtures.js';
 import type { Dataset, FixtureSet } from '../domain/types.js';
+import { ApiError } from '../errors.js';
+import type { MemoryBudget, MemoryReport } from '../memory-budget.js';
 import type { FaultInput, FaultView } from './faults.js';
 import type { Instance } from './instance.js';
 import {
@@ -13,11 +15,62 @@ import {
 import { assertNoViolations } from './no-violations.js';
 import { mergeSettings } from './settings-input.js';
 
+/** What `GET /__admin/health` answers. */
+export interface Health {
+  status: 'ok';
+  /** The session's id; null at the root. */
+  session: string | null;
+  documents: number;
+  /** The process's memory budget, use per kind (the root's health only). */
+  memory?: MemoryReport;
+}
+
+/** What the clock calls answer (`GET`/`POST /__admin/clock`). */
+export interface Clock {
+  /** The fake's time, Unix seconds. */
+  now: number;
+  offsetSeconds: number;
+}
+
+/** The instance's health; `memory` (the whole process's) is given for the root only. */
+export function healthOf(instance: Instance, memory?: MemoryBudget): Health {
+  return {
+    status: 'ok',
+    session: instance.id ?? null,
+    documents: instance.fake.documentCount(),
+    // The whole process's, from the root only: a session sees nothing of the others.
+    ...(instance.id === undefined && memory ? { memory: memory.report() } : {}),
+  };
+}
+
+export function clockOf(instance: Instance): Clock {
+  const { clock } = instance.fake;
+  return { now: clock.nowSeconds(), offsetSeconds: Math.round(clock.offsetSeconds()) };
+}
+
+/** One journaled request, whole; `requestNotFound` when it was cleared or dropped. */
+export async function journaledRequest(instance: Instance, id: number): Promise<JournalEntryView> {
+  const { journal } = instance;
+  await journal.settled();
+  const entry = journal.get(id);
+  if (!entry) {
+    throw new ApiError(
+      'requestNotFound',
+      `Request not found: ${id} (cleared, or dropped to keep the journal within its bounds)`,
+    );
+  }
+  return viewEntry(entry);
+}
+
 /**
  * The admin API's powers as methods, for the programmatic API (`createMockServer` and its
- * sessions). Same semantics as the matching `/__admin` calls.
+ * sessions). Same semantics as the matching `/__admin` calls: each operation of the spec's admin
+ * tag names its methods here (`x-controls`) and in the admin client (`x-client`), and
+ * `test/admin-parity.test.ts` holds the spec, the handlers, these and the client to one list.
  */
 export interface InstanceControls {
+  /** Up, with how many documents it holds (GET /__admin/health). */
+  health(): Health;
   /** Back to the loaded fixture set: state, journal, faults and clock; tokens stay valid (POST /__admin/reset). */
   reset(): void;
   /**
@@ -30,6 +83,8 @@ export interface InstanceControls {
   state(): Dataset;
   /** The journal, newest last (GET /__admin/requests); waits for pending response checks. */
   requests(filter?: JournalFilter): Promise<JournalEntryView[]>;
+  /** One journaled request, whole (GET /__admin/requests/{id}); throws `ApiError` `requestNotFound`. */
+  request(id: number): Promise<JournalEntryView>;
   clearRequests(): void;
   /** The requests that broke the contract (GET /__admin/violations). */
   violations(): Promise<ViolationRecord[]>;
@@ -43,6 +98,8 @@ export interface InstanceControls {
    * the journal holds any. Run it in `afterEach`, before the next `reset()` clears the journal.
    */
   expectNoViolations(): Promise<void>;
+  /** The fake's time (GET /__admin/clock). */
+  clock(): Clock;
   /** Moves the clock by `seconds` (negative goes back); tokens expire accordingly. */
   advanceClock(seconds: number): void;
   /** Sets the clock to `unixSeconds`. */
@@ -69,9 +126,15 @@ export interface ControlChecks {
   faultInput(value: unknown): FaultInput;
 }
 
-export function controlsOf(instance: Instance, checks: ControlChecks): InstanceControls {
+/** `memory`: the server's budget, reported by the root's `health()`. */
+export function controlsOf(
+  instance: Instance,
+  checks: ControlChecks,
+  memory?: MemoryBudget,
+): InstanceControls {
   const { fake, journal, faults } = instance;
   return {
+    health: () => healthOf(instance, memory),
     reset: () => instance.reset(),
     load: async (fixtures) => instance.load(await datasetOf(fixtures)),
     state: () => fake.snapshot(),
@@ -79,6 +142,7 @@ export function controlsOf(instance: Instance, checks: ControlChecks): InstanceC
       await journal.settled();
       return journal.list(filter).map((entry) => viewEntry(entry));
     },
+    request: (id) => journaledRequest(instance, id),
     clearRequests: () => journal.clear(),
     violations: async () => {
       await journal.settled();
@@ -95,6 +159,7 @@ export function controlsOf(instance: Instance, checks: ControlChecks): InstanceC
         instance.id === undefined ? undefined : `session ${instance.id}`,
       );
     },
+    clock: () => clockOf(instance),
     advanceClock: (seconds) => fake.clock.advance(seconds),
     setClock: (unixSeconds) => fake.clock.set(unixSeconds),
     revokeTokens: () => fake.revokeTokens(),

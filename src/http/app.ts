@@ -13,7 +13,7 @@ import { createRouteSuggester } from '../contract/nearest-route.js';
 import { listOperations } from '../contract/operations.js';
 import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
-import { createSpecFallback } from '../contract/spec-fallback.js';
+import { ADMIN_TAG, createSpecFallback } from '../contract/spec-fallback.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/response-checks.js';
@@ -48,8 +48,6 @@ export interface AppContext {
   /** The server's memory budget: bodies in flight are counted in it, health reports it. */
   memory?: MemoryBudget;
 }
-
-const ADMIN_TAG = 'admin';
 
 /**
  * The request's state on `res.locals`, with its id, also sent as `x-request-id`; and

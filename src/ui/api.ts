@@ -4,6 +4,8 @@
  * has one, is asked for once and kept in sessionStorage; it travels as the bearer header only.
  */
 
+import { type AdminClient, AdminError, createAdminClient } from '../client/admin-client.js';
+
 const TOKEN_KEY = 'passportal-fake-admin-token';
 
 /** `/sessions/{id}` or empty: the instance prefix, taken from the page's own URL. */
@@ -11,8 +13,6 @@ export const basePath: string = location.pathname.replace(/\/__admin\/ui\/?$/, '
 
 /** The session id when the page is a session's, else undefined. */
 export const sessionId: string | undefined = /^\/sessions\/([^/]+)$/.exec(basePath)?.[1];
-
-export const adminUrl = (path: string): string => `${basePath}/__admin${path}`;
 
 export function getToken(): string | undefined {
   try {
@@ -31,23 +31,6 @@ export function setToken(token: string | undefined): void {
   }
 }
 
-/** One `{location, message}` of a refusal. */
-export interface Problem {
-  location: string;
-  message: string;
-}
-
-/** A refusal of the admin API, in the vendor's error shape. */
-export class AdminError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly problems: Problem[] = [],
-  ) {
-    super(message);
-  }
-}
-
 /** Listeners told when the admin API asks for a token (401). */
 const unauthorizedListeners = new Set<() => void>();
 export const onUnauthorized = (listener: () => void): (() => void) => {
@@ -56,35 +39,30 @@ export const onUnauthorized = (listener: () => void): (() => void) => {
 };
 
 /**
- * Calls the admin API; JSON in and out; a refusal throws AdminError with its problems. A `poll`
- * (the live journal's repeated read) says so in `x-fake-inspector`, so the fake logs it at debug.
+ * The admin client's `fetch` for this page: the token (as it is now) as the bearer header, never
+ * a cookie, and a 401 told to the listeners. `poll` marks the live journal's repeated read in
+ * `x-fake-inspector`, so the fake logs it at debug.
  */
-export async function admin<T>(method: string, path: string, body?: unknown, poll = false): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (poll) headers['x-fake-inspector'] = 'poll';
-  const token = getToken();
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(adminUrl(path), {
-    method,
-    headers,
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    credentials: 'omit',
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  if (!res.ok) {
-    const error = (json ?? {}) as { message?: string; errors?: Problem[] };
+function inspectorFetch(poll: boolean): typeof fetch {
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('accept', 'application/json');
+    if (poll) headers.set('x-fake-inspector', 'poll');
+    const token = getToken();
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    const res = await fetch(input, { ...init, headers, credentials: 'omit' });
     if (res.status === 401) for (const listener of unauthorizedListeners) listener();
-    throw new AdminError(res.status, error.message ?? `HTTP ${res.status}`, error.errors ?? []);
-  }
-  return json as T;
+    return res;
+  };
 }
+
+/** The typed admin client of the instance this page was opened from; refusals are `AdminError`s. */
+export const admin: AdminClient = createAdminClient(basePath, { fetch: inspectorFetch(false) });
+
+/** The same, for the live journal's repeated read. */
+export const polling: AdminClient = createAdminClient(basePath, { fetch: inspectorFetch(true) });
+
+export { AdminError };
 
 /** Lower-case hex HMAC-SHA256(secret, content) with WebCrypto; undefined outside a secure context. */
 export async function hmacHex(secret: string, content: string): Promise<string | undefined> {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { admin, sessionId } from './api.js';
 import { ErrorBox, Panel } from './parts.js';
-import type { Clock, Fault, Session } from './types.js';
+import type { Clock, Fault, FaultInput, FixtureSet, Session, Settings as SettingsValues } from './types.js';
 
 /** Runs an admin call, keeping its outcome (a line of text, or the refusal) for the panel. */
 function useAction(): {
@@ -26,11 +26,11 @@ function useAction(): {
   };
 }
 
-/** A row's delete button: the admin DELETE of `path`, then the list read again. */
+/** A row's delete button: `remove` (an admin call), then the list read again. */
 function DeleteButton(props: {
   label: string;
   run: ReturnType<typeof useAction>['run'];
-  path: string;
+  remove: () => Promise<unknown>;
   reload: () => Promise<unknown>;
   done: string;
 }) {
@@ -40,7 +40,7 @@ function DeleteButton(props: {
       class="plain"
       onClick={() =>
         props.run(async () => {
-          await admin('DELETE', props.path);
+          await props.remove();
           await props.reload();
           return props.done;
         })
@@ -75,7 +75,7 @@ function Reset() {
           name="reset"
           onClick={() =>
             action.run(async () => {
-              await admin('POST', '/reset');
+              await admin.reset();
               return 'State reset to the loaded fixtures.';
             })
           }
@@ -87,8 +87,8 @@ function Reset() {
           name="revoke"
           onClick={() =>
             action.run(async () => {
-              const res = await admin<{ revoked: number }>('POST', '/tokens/revoke');
-              return `${res.revoked} token${res.revoked === 1 ? '' : 's'} revoked.`;
+              const revoked = await admin.revokeTokens();
+              return `${revoked} token${revoked === 1 ? '' : 's'} revoked.`;
             })
           }
         >
@@ -106,13 +106,14 @@ function Fixtures() {
   const load = (file: File) =>
     action.run(async () => {
       const text = await file.text();
+      let fixtures: FixtureSet;
       try {
-        JSON.parse(text);
+        fixtures = JSON.parse(text) as FixtureSet;
       } catch (e) {
         throw new Error(`${file.name} is not JSON: ${(e as Error).message}`);
       }
-      const res = await admin<{ documents: number }>('PUT', '/fixtures', text);
-      return `Loaded ${file.name}: ${res.documents} documents. It is the new reset point.`;
+      const documents = await admin.load(fixtures);
+      return `Loaded ${file.name}: ${documents} documents. It is the new reset point.`;
     });
   return (
     <Panel title="Load a fixture file">
@@ -153,8 +154,8 @@ function Faults() {
   const action = useAction();
   const [form, setForm] = useState({ method: '', path: '', status: '503', body: '', delayMs: '', times: '' });
   const reload = () =>
-    admin<{ faults: Fault[] }>('GET', '/faults').then(
-      (r) => setFaults(r.faults),
+    admin.faults().then(
+      (list) => setFaults(list),
       () => undefined,
     );
   useEffect(() => {
@@ -173,6 +174,7 @@ function Faults() {
   );
   const add = () =>
     action.run(async () => {
+      // As typed: the fake names what is wrong with it.
       const input: Record<string, unknown> = {};
       if (form.method.trim()) input.method = form.method.trim();
       if (form.path.trim()) input.path = form.path.trim();
@@ -186,9 +188,9 @@ function Faults() {
           input.body = form.body;
         }
       }
-      const res = await admin<{ id: string }>('POST', '/faults', input);
+      const id = await admin.addFault(input as FaultInput);
       await reload();
-      return `Fault ${res.id} added.`;
+      return `Fault ${id} added.`;
     });
   return (
     <Panel title="Faults">
@@ -209,7 +211,7 @@ function Faults() {
           class="plain"
           onClick={() =>
             action.run(async () => {
-              await admin('DELETE', '/faults');
+              await admin.clearFaults();
               await reload();
               return 'Every fault removed.';
             })
@@ -253,7 +255,7 @@ function Faults() {
                 <DeleteButton
                   label="Remove"
                   run={action.run}
-                  path={`/faults/${encodeURIComponent(f.id)}`}
+                  remove={() => admin.removeFault(f.id)}
                   reload={reload}
                   done={`Fault ${f.id} removed.`}
                 />
@@ -271,7 +273,7 @@ function ClockPanel() {
   const [seconds, setSeconds] = useState('3301');
   const action = useAction();
   useEffect(() => {
-    admin<Clock>('GET', '/clock').then(setClock, () => undefined);
+    admin.clock().then(setClock, () => undefined);
   }, []);
   return (
     <Panel title="Clock">
@@ -293,7 +295,7 @@ function ClockPanel() {
           type="button"
           onClick={() =>
             action.run(async () => {
-              const next = await admin<Clock>('POST', '/clock', { advanceSeconds: Number(seconds) });
+              const next = await admin.advanceClock(Number(seconds));
               setClock(next);
               return `Clock advanced by ${seconds} s.`;
             })
@@ -312,7 +314,7 @@ function Settings() {
   const action = useAction();
   const [loadError, setLoadError] = useState<unknown>();
   useEffect(() => {
-    admin<unknown>('GET', '/settings').then((s) => setText(JSON.stringify(s, null, 2)), setLoadError);
+    admin.settings().then((s) => setText(JSON.stringify(s, null, 2)), setLoadError);
   }, []);
   return (
     <Panel title="Settings">
@@ -334,7 +336,8 @@ function Settings() {
               } catch (e) {
                 throw new Error(`settings are not JSON: ${(e as Error).message}`);
               }
-              const saved = await admin<unknown>('PUT', '/settings', body);
+              // As typed: the fake names a wrong key or value.
+              const saved = await admin.settings(body as Partial<SettingsValues>);
               setText(JSON.stringify(saved, null, 2));
               return 'Settings saved.';
             })
@@ -354,8 +357,8 @@ function Sessions() {
   const [ownKeys, setOwnKeys] = useState(false);
   const action = useAction();
   const reload = () =>
-    admin<{ sessions: Session[] }>('GET', '/sessions').then(
-      (r) => setSessions(r.sessions),
+    admin.sessions().then(
+      (list) => setSessions(list),
       () => undefined,
     );
   useEffect(() => {
@@ -370,7 +373,7 @@ function Sessions() {
             name="create-session"
             onClick={() =>
               action.run(async () => {
-                const created = await admin<{ id: string }>('POST', '/sessions', {
+                const created = await admin.createSession({
                   ...(keep ? { expires: false } : {}),
                   ...(ownKeys ? { keys: 'own' } : {}),
                 });
@@ -449,7 +452,7 @@ function Sessions() {
                 <DeleteButton
                   label="Delete"
                   run={action.run}
-                  path={`/sessions/${encodeURIComponent(s.id)}`}
+                  remove={() => admin.deleteSession(s.id)}
                   reload={reload}
                   done={`Session ${s.id} deleted.`}
                 />

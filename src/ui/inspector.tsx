@@ -32,7 +32,7 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
           e.preventDefault();
           setToken(value.trim());
           try {
-            await admin('GET', '/clock');
+            await admin.clock();
             onDone();
           } catch {
             setToken(undefined);
@@ -78,7 +78,7 @@ function App() {
   }, []);
   useEffect(() => {
     // One cheap call at start: a 401 shows the prompt before any panel asks.
-    admin('GET', '/clock').catch(() => undefined);
+    admin.clock().catch(() => undefined);
   }, [round]);
   return (
     <div class="app">

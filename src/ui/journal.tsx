@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
-import { AdminError, admin } from './api.js';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { AdminError, admin, polling } from './api.js';
 import { ErrorBox, Json } from './parts.js';
-import type { Finding, JournalEntry, JournalPage } from './types.js';
+import type { Finding, JournalEntry, JournalPage, RequestsQuery } from './types.js';
 
 /** How often the journal is asked for what arrived. */
 const POLL_MS = 1000;
@@ -16,13 +16,14 @@ interface Filters {
 
 const METHODS = ['', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
-function queryOf(filters: Filters, offset: number): string {
-  const q = new URLSearchParams({ order: 'desc', limit: String(PAGE), offset: String(offset) });
-  if (filters.method) q.set('method', filters.method);
-  if (filters.path.trim()) q.set('path', filters.path.trim());
-  if (filters.status.trim()) q.set('status', filters.status.trim());
-  if (filters.violations) q.set('violations', 'true');
-  return q.toString();
+function queryOf(filters: Filters, offset: number): RequestsQuery {
+  const q: RequestsQuery = { order: 'desc', limit: PAGE, offset };
+  if (filters.method) q.method = filters.method;
+  if (filters.path.trim()) q.path = filters.path.trim();
+  // As typed (the query carries text): the fake names a status that is not one.
+  if (filters.status.trim()) q.status = filters.status.trim() as unknown as number;
+  if (filters.violations) q.violations = true;
+  return q;
 }
 
 /** The query as a short text (values of repeated parameters joined). */
@@ -91,7 +92,7 @@ function Detail({ id, onClose }: { id: number; onClose: () => void }) {
   useEffect(() => {
     setEntry(undefined);
     setError(undefined);
-    admin<JournalEntry>('GET', `/requests/${id}`).then(setEntry, setError);
+    admin.request(id).then(setEntry, setError);
   }, [id]);
   return (
     <section class="detail" aria-label="request detail">
@@ -169,14 +170,14 @@ export function Journal() {
   const [error, setError] = useState<unknown>();
   const [open, setOpen] = useState<number | undefined>();
   const [live, setLive] = useState(true);
-  const query = queryOf(filters, offset);
+  const query = useMemo(() => queryOf(filters, offset), [filters, offset]);
 
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async () => {
       try {
-        const next = await admin<JournalPage>('GET', `/requests?${query}`, undefined, true);
+        const next = await polling.requests(query);
         if (stopped) return;
         setPage(next);
         setError(undefined);
@@ -201,7 +202,7 @@ export function Journal() {
   };
   const clear = async () => {
     try {
-      await admin('DELETE', '/requests');
+      await admin.clearRequests();
       setOpen(undefined);
       setPage({ count: 0, requests: [] });
     } catch (e) {

@@ -10,8 +10,10 @@ export function Json({ value }: { value: unknown }) {
 /** A refusal or failure, with the problems it names (location and message). */
 export function ErrorBox({ error }: { error: unknown }) {
   if (error === undefined || error === null) return null;
-  const message = error instanceof Error ? error.message : String(error);
-  const problems = error instanceof AdminError ? error.problems : [];
+  // A refusal shows the fake's own message and problems (its error body); anything else its text.
+  const body = error instanceof AdminError ? error.body : undefined;
+  const message = body?.message ?? (error instanceof Error ? error.message : String(error));
+  const problems = body?.errors ?? [];
   const status = error instanceof AdminError ? error.status : undefined;
   return (
     <div class="error" role="alert">

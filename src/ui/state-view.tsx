@@ -11,7 +11,7 @@ export function useAdminState(): { state: State | undefined; error: unknown; rel
   const [error, setError] = useState<unknown>();
   const [round, setRound] = useState(0);
   useEffect(() => {
-    admin<State>('GET', '/state').then((s) => {
+    admin.state().then((s) => {
       setState(s);
       setError(undefined);
     }, setError);

@@ -5,16 +5,18 @@
  */
 import type { AdminClient } from '../client/admin-client.js';
 
-export type { Clock, SessionInfo as Session } from '../client/admin-client.js';
+export type { Clock, RequestsQuery, SessionInfo as Session } from '../client/admin-client.js';
+export type { Settings } from '../config.js';
 export type {
   ApiKey,
   Dataset as State,
   Document as DocumentRow,
+  FixtureSet,
   Template,
   TemplateField,
 } from '../domain/types.js';
 export type { Violation as Finding } from '../errors.js';
-export type { FaultView as Fault } from '../harness/faults.js';
+export type { FaultInput, FaultView as Fault } from '../harness/faults.js';
 export type { JournalEntryView as JournalEntry } from '../harness/journal.js';
 
 /** One page of the journal (`GET /__admin/requests`). */

@@ -77,6 +77,21 @@ function extendedSpec(): object {
       },
     },
   };
+  // An admin power someone described but did not build: the spec's example must not stand in for it.
+  document.paths['/__admin/widgets'] = {
+    get: {
+      tags: ['admin'],
+      operationId: 'listWidgets',
+      security: [{}, { adminBearer: [] }],
+      responses: {
+        '200': {
+          description: 'Widgets.',
+          content: { 'application/json': { schema: { type: 'object' }, example: { widgets: [] } } },
+        },
+        default: { $ref: '#/components/responses/OtherError' },
+      },
+    },
+  };
   return document;
 }
 
@@ -142,6 +157,15 @@ describe('the spec fallback (prism-http mocker)', () => {
       .send(BATCH_ITEM);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: 'true' });
+  });
+
+  it('never answers an admin operation: without a handler it is a 404 in the vendor shape', async () => {
+    const res = await server.http.get('/__admin/widgets');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ success: false, code: 0, status: 404 });
+    expect(res.body.message).toContain('listWidgets');
+    expect(res.body).not.toHaveProperty('widgets');
+    expect(res.headers['x-fake-fallback']).toBeUndefined();
   });
 
   it('leaves operations with a handler to their handler', async () => {

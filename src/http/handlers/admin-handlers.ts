@@ -3,6 +3,7 @@ import { ApiError } from '../../errors.js';
 import type { FaultInput } from '../../harness/faults.js';
 import { datasetFromInput } from '../../harness/fixture-input.js';
 import type { Instance } from '../../harness/instance.js';
+import { clockOf, healthOf, journaledRequest } from '../../harness/instance-controls.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
 import type { MemoryBudget } from '../../memory-budget.js';
 
@@ -43,16 +44,7 @@ function clockOf(instance: Instance) {
 
 export function createAdminHandlers({ root, sessions, memory }: AdminContext): HandlerTable<Instance> {
   return {
-    getHealth: (context) => ({
-      status: 200,
-      body: {
-        status: 'ok',
-        session: context.instance.id ?? null,
-        documents: context.instance.fake.documentCount(),
-        // The whole process's, from the root only: a session sees nothing of the others.
-        ...(context.instance.id === undefined && memory ? { memory: memory.report() } : {}),
-      },
-    }),
+    getHealth: (context) => ({ status: 200, body: healthOf(context.instance, memory) }),
 
     resetState: (context) => {
       context.instance.reset();
@@ -85,19 +77,10 @@ export function createAdminHandlers({ root, sessions, memory }: AdminContext): H
       };
     },
 
-    getRequest: async (context) => {
-      const { journal } = context.instance;
-      await journal.settled();
-      const id = Number(context.request.params.requestId);
-      const entry = journal.get(id);
-      if (!entry) {
-        throw new ApiError(
-          'requestNotFound',
-          `Request not found: ${id} (cleared, or dropped to keep the journal within its bounds)`,
-        );
-      }
-      return { status: 200, body: viewEntry(entry) };
-    },
+    getRequest: async (context) => ({
+      status: 200,
+      body: await journaledRequest(context.instance, Number(context.request.params.requestId)),
+    }),
 
     clearRequests: (context) => {
       context.instance.journal.clear();

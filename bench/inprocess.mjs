@@ -7,7 +7,8 @@
  *     then the fixture loader alone (`loadFixtureSource`, warm) `warmRuns` times.
  *   node --expose-gc bench/inprocess.mjs second <dist/index.js> <count>
  *     `createMockServer()` with the default fixtures, once (the first in the process), then `count`
- *     more kept alive: the time of each and the heap each one retains (after full GCs).
+ *     more kept alive: the time of each (wall clock and the process's CPU time) and the heap each
+ *     one retains (after full GCs).
  *   node --expose-gc bench/inprocess.mjs reset <fixtures.json> <rounds>
  *     `root.fake.reset()` timed `rounds` times, each after an untimed PATCH of one document.
  */
@@ -80,14 +81,18 @@ async function second() {
   const firstMs = performance.now() - t0;
   const kept = [first];
   const times = [];
+  const cpu = [];
   const heaps = [];
   for (let i = 0; i < count; i++) {
     gc();
     gc();
     const heapBefore = process.memoryUsage().heapUsed;
     const t = performance.now();
+    const c = process.cpuUsage();
     kept.push(await createMockServer({ logLevel: 'silent' }));
     times.push(performance.now() - t);
+    const used = process.cpuUsage(c);
+    cpu.push((used.user + used.system) / 1000);
     gc();
     gc();
     heaps.push(process.memoryUsage().heapUsed - heapBefore);
@@ -97,6 +102,8 @@ async function second() {
     firstMs,
     laterMs: times,
     laterMedianMs: median(times),
+    laterCpuMs: cpu,
+    laterCpuMedianMs: median(cpu),
     laterHeapBytes: heaps,
     laterHeapMedianBytes: median(heaps),
   };

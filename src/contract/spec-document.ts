@@ -56,18 +56,22 @@ const loaded = new Map<string, LoadedSpec>();
 
 /**
  * Reads and parses a spec file: once per process for each text (see `loaded`). The document is
- * deep-frozen, since servers in one process share it.
+ * deep-frozen once a second server shares it.
  */
 export function loadSpec(path: string = DEFAULT_SPEC_PATH): LoadedSpec {
   const yaml = readFileSync(path, 'utf8');
   const known = loaded.get(path);
-  if (known?.yaml === yaml) return known;
+  if (known?.yaml === yaml) {
+    // Frozen when a second server shares it: a process with one server pays nothing for it.
+    deepFreeze(known.document);
+    return known;
+  }
   const document = parseCached(yaml) as OpenApiDocument;
   if (!document || typeof document !== 'object' || typeof document.paths !== 'object') {
     throw new Error(`${path}: not an OpenAPI document (no paths)`);
   }
   const spec: LoadedSpec = Object.freeze({
-    document: deepFreeze(document),
+    document,
     yaml,
     json: JSON.stringify(document),
   });

@@ -42,7 +42,7 @@ describe('what servers in one process share', () => {
       const before = b.root.fake.getDocument(principal, id);
       const [field, entry] = Object.entries(before.details)[0] ?? [];
       if (!field || !entry) throw new Error('the document has no details');
-      const changed = { [field]: { ...entry, value: { type: 'string', text: 'only in A' } } };
+      const changed = { [field]: { ...(entry as object), value: { type: 'string', text: 'only in A' } } };
       a.root.fake.patchDocument(principal, id, changed);
       expect(a.root.fake.getDocument(principal, id).details[field]).toEqual(changed[field]);
       expect(b.root.fake.getDocument(principal, id)).toEqual(before);

@@ -5,6 +5,10 @@
  *   node --expose-gc bench/inprocess.mjs load <fixtures.json> <warmRuns>
  *     import time of dist/index.js, `createMockServer` on the file (cold: first in the process),
  *     then the fixture loader alone (`loadFixtureSource`, warm) `warmRuns` times.
+ *   node --expose-gc bench/inprocess.mjs second <dist/index.js> <count>
+ *     `createMockServer()` with the default fixtures, once (the first in the process), then `count`
+ *     more kept alive: the time of each (wall clock and the process's CPU time) and the heap each
+ *     one retains (after full GCs).
  *   node --expose-gc bench/inprocess.mjs reset <fixtures.json> <rounds>
  *     `root.fake.reset()` timed `rounds` times, each after an untimed PATCH of one document.
  */
@@ -70,9 +74,45 @@ async function reset() {
   };
 }
 
-const result = mode === 'load' ? await load() : mode === 'reset' ? await reset() : undefined;
+async function second() {
+  const { createMockServer } = await import(file);
+  const t0 = performance.now();
+  const first = await createMockServer({ logLevel: 'silent' });
+  const firstMs = performance.now() - t0;
+  const kept = [first];
+  const times = [];
+  const cpu = [];
+  const heaps = [];
+  for (let i = 0; i < count; i++) {
+    gc();
+    gc();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const t = performance.now();
+    const c = process.cpuUsage();
+    kept.push(await createMockServer({ logLevel: 'silent' }));
+    times.push(performance.now() - t);
+    const used = process.cpuUsage(c);
+    cpu.push((used.user + used.system) / 1000);
+    gc();
+    gc();
+    heaps.push(process.memoryUsage().heapUsed - heapBefore);
+  }
+  await Promise.all(kept.map((m) => m.close()));
+  return {
+    firstMs,
+    laterMs: times,
+    laterMedianMs: median(times),
+    laterCpuMs: cpu,
+    laterCpuMedianMs: median(cpu),
+    laterHeapBytes: heaps,
+    laterHeapMedianBytes: median(heaps),
+  };
+}
+
+const modes = { load, reset, second };
+const result = modes[mode] ? await modes[mode]() : undefined;
 if (!result) {
-  process.stderr.write('usage: inprocess.mjs load|reset <fixtures.json> <count>\n');
+  process.stderr.write('usage: inprocess.mjs load|reset <fixtures.json> <count> | second <dist/index.js> <count>\n');
   process.exit(2);
 }
 process.stdout.write(`${JSON.stringify(result)}\n`);

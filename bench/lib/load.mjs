@@ -15,8 +15,17 @@ function run(opts) {
  * request (µs, all its threads): less sensitive than requests per second to other work on the
  * machine, since time the server waits for a CPU is not counted.
  */
-export async function measure({ url, headers, connections, warmupSeconds, durationSeconds, pid }) {
-  const base = { url, headers, connections, pipelining: 1, timeout: 10 };
+export async function measure({
+  url,
+  headers,
+  method = 'GET',
+  body,
+  connections,
+  warmupSeconds,
+  durationSeconds,
+  pid,
+}) {
+  const base = { url, headers, method, body, connections, pipelining: 1, timeout: 10 };
   if (warmupSeconds > 0) await run({ ...base, duration: warmupSeconds });
   const cpuBefore = pid ? cpuTimeMs(pid) : 0;
   const r = await run({ ...base, duration: durationSeconds });

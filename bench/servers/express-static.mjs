@@ -10,8 +10,10 @@ const [port, file] = process.argv.slice(2);
 const app = express();
 app.disable('x-powered-by');
 app.set('etag', false);
-for (const [path, body] of readRoutes(file)) {
-  app.get(path, (_req, res) => {
+// A key `PATCH <path>` answers PATCH on the path (its body unread); any other key is a GET path.
+for (const [key, body] of readRoutes(file)) {
+  const [method, path] = key.startsWith('PATCH ') ? ['patch', key.slice(6)] : ['get', key];
+  app[method](path, (_req, res) => {
     res.set('content-type', CONTENT_TYPE);
     res.send(body);
   });

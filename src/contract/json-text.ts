@@ -33,28 +33,36 @@ function toJsonText(value: unknown): JsonText {
  * are listed or read. Owned by an instance, so it goes with it.
  */
 export class RecentJsonTexts implements JsonTextMemo {
-  readonly #texts: LRUCache<object, JsonText>;
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  /**
+   * Made on first use: the cache allocates its tables for `maxEntries` up front, which an
+   * instance that never answers a read (a session made for one test) should not pay for.
+   */
+  #texts: LRUCache<object, JsonText> | undefined;
 
   constructor(maxEntries: number, maxBytes: number) {
-    this.#texts = new LRUCache<object, JsonText>({
-      max: maxEntries,
-      maxSize: maxBytes,
-      // A text larger than the whole budget is made and sent, just not kept.
-      sizeCalculation: (json) => Math.max(1, json.bytes),
-    });
+    this.#maxEntries = maxEntries;
+    this.#maxBytes = maxBytes;
   }
 
   of(value: object): JsonText {
+    this.#texts ??= new LRUCache<object, JsonText>({
+      max: this.#maxEntries,
+      maxSize: this.#maxBytes,
+      // A text larger than the whole budget is made and sent, just not kept.
+      sizeCalculation: (json) => Math.max(1, json.bytes),
+    });
     let json = this.#texts.get(value);
     if (json === undefined) {
       json = toJsonText(value);
-      if (json.bytes <= this.#texts.maxSize) this.#texts.set(value, json);
+      if (json.bytes <= this.#maxBytes) this.#texts.set(value, json);
     }
     return json;
   }
 
   get size(): number {
-    return this.#texts.size;
+    return this.#texts?.size ?? 0;
   }
 }
 

@@ -9,7 +9,7 @@ import type { Operation } from './operations.js';
  * near when at most half of it differs; anything further gets no suggestion.
  */
 export function createRouteSuggester(
-  operations: Operation[],
+  operations: readonly Operation[],
 ): (method: string, path: string) => string | undefined {
   const byPath = new Map<string, Operation[]>();
   for (const operation of operations) {

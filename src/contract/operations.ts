@@ -53,8 +53,20 @@ function toParameter(document: OpenApiDocument, raw: unknown): ParameterDef {
   };
 }
 
+/** The operations of each spec document, listed once per document object (it is never edited). */
+const listed = new WeakMap<OpenApiDocument, readonly Operation[]>();
+
 /** Every operation of the spec, in the order the spec lists them. */
-export function listOperations(document: OpenApiDocument): Operation[] {
+export function listOperations(document: OpenApiDocument): readonly Operation[] {
+  let operations = listed.get(document);
+  if (operations === undefined) {
+    operations = Object.freeze(readOperations(document));
+    listed.set(document, operations);
+  }
+  return operations;
+}
+
+function readOperations(document: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [path, rawItem] of Object.entries(document.paths)) {
     const item = resolveRef<Obj>(document, rawItem);

@@ -372,7 +372,24 @@ export interface OperationValidators {
   jsonBody(operationId: string): (body: unknown) => unknown;
 }
 
+/** The validators compiled from each spec document, shared by every server that serves it. */
+const validatorsOf = new WeakMap<OpenApiDocument, OperationValidators>();
+
+/**
+ * The request validators of a spec document: compiled once per document object in the process
+ * (`loadSpec` gives servers of the same spec text the same frozen document), each operation's on
+ * first use. They hold no state of a server.
+ */
 export function createOperationValidators(document: OpenApiDocument): OperationValidators {
+  let validators = validatorsOf.get(document);
+  if (validators === undefined) {
+    validators = compileOperationValidators(document);
+    validatorsOf.set(document, validators);
+  }
+  return validators;
+}
+
+function compileOperationValidators(document: OpenApiDocument): OperationValidators {
   const compile = createValidatorFactory(document);
   const byId = new Map<string, RequestValidator>();
   const of = (operation: Operation): RequestValidator => {

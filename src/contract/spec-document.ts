@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { deepFreeze } from '../deep-freeze.js';
 import { packagePath } from '../package-root.js';
 
 /** The parts of an OpenAPI 3.1 document the fake reads. */
@@ -46,14 +47,36 @@ function parseCached(yaml: string): unknown {
   return cache.sha256 === hashText(yaml) ? cache.document : parse(yaml);
 }
 
-/** Reads and parses a spec file. Done once per server; the result is never mutated. */
+/**
+ * The specs loaded in this process, by path, with the text each was parsed from: a server whose
+ * spec file reads the same as last time shares that parse (and, keyed by the document object,
+ * everything compiled from it). An edited file is parsed again.
+ */
+const loaded = new Map<string, LoadedSpec>();
+
+/**
+ * Reads and parses a spec file: once per process for each text (see `loaded`). The document is
+ * deep-frozen once a second server shares it.
+ */
 export function loadSpec(path: string = DEFAULT_SPEC_PATH): LoadedSpec {
   const yaml = readFileSync(path, 'utf8');
+  const known = loaded.get(path);
+  if (known?.yaml === yaml) {
+    // Frozen when a second server shares it: a process with one server pays nothing for it.
+    deepFreeze(known.document);
+    return known;
+  }
   const document = parseCached(yaml) as OpenApiDocument;
   if (!document || typeof document !== 'object' || typeof document.paths !== 'object') {
     throw new Error(`${path}: not an OpenAPI document (no paths)`);
   }
-  return { document, yaml, json: JSON.stringify(document) };
+  const spec: LoadedSpec = Object.freeze({
+    document,
+    yaml,
+    json: JSON.stringify(document),
+  });
+  loaded.set(path, spec);
+  return spec;
 }
 
 /** Resolves a local `$ref` (`#/components/...`) once; other values are returned as they are. */

@@ -57,7 +57,7 @@ export class Instance {
    * `memoryBudget` (nothing changed) when it does not fit. Call before `load`.
    */
   holdFixtures(dataset: Dataset): void {
-    const bytes = jsonBytes(dataset);
+    const bytes = datasetBytes(dataset);
     const budget = this.#memory?.budget;
     if (budget) {
       const delta = bytes - this.#fixturesBytes;
@@ -98,6 +98,19 @@ export class Instance {
     this.journal.clear();
     this.faults.clear();
   }
+}
+
+/** The sizes of the frozen datasets servers share (the default set): counted once each. */
+const frozenBytes = new WeakMap<Dataset, number>();
+
+function datasetBytes(dataset: Dataset): number {
+  if (!Object.isFrozen(dataset)) return jsonBytes(dataset);
+  let bytes = frozenBytes.get(dataset);
+  if (bytes === undefined) {
+    bytes = jsonBytes(dataset);
+    frozenBytes.set(dataset, bytes);
+  }
+  return bytes;
 }
 
 /** A new instance over a dataset, with the settings and journal limit of the server's options. */

@@ -1,0 +1,362 @@
+#!/usr/bin/env node
+/**
+ * What the fake costs beyond its floor, each row measured beside its reference in one run:
+ *
+ * - list, read and PATCH: the fake's CPU per request (all threads, /proc) ÷ a static Express 5
+ *   app answering the same bytes, over `rounds` interleaved rounds (median of each);
+ * - the journal's share of list CPU: the same list with `--journal-limit 0` (nothing kept);
+ * - peak RSS (VmHWM) under `rssSeconds` of list load on the default fixtures, and Express's;
+ * - spawn to healthy ÷ `node -e 0` (`startup-ratios.mjs`);
+ * - a second `createMockServer()` in one process: time and retained heap (`inprocess.mjs second`);
+ * - the image's size and `docker run` to healthy, when a Docker-API engine answers
+ *   (`DOCKER_HOST`); skipped with a note otherwise.
+ *
+ *   node bench/lightness.mjs [--root DIR]      (after `npm run build`; also run by `npm run bench`)
+ *   env: BENCH_LIGHT_ROUNDS (2), BENCH_DURATION (6), BENCH_WARMUP (2), BENCH_RSS_SECONDS (60),
+ *        BENCH_STARTUP_ROUNDS (11), BENCH_IMAGE=0 to skip the image rows
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { tokenRequest, writeBenchData } from './data.mjs';
+import { measure } from './lib/load.mjs';
+import { freePort, HOST, median, memoryOf, request, startProcess, stopProcess, waitFor } from './lib/proc.mjs';
+import { measureStartupRatios } from './startup-ratios.mjs';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const LIST = '/api/v2/documents?type=asset&orderBy=label&resultsPerPage=20&pageNum=3';
+const PATCH_BODY = JSON.stringify({
+  notes: { name: 'Notes', description: 'bench', value: { type: 'text', text: 'patched by the bench' } },
+});
+const env = (name, fallback) => Number(process.env[name] ?? fallback);
+const run = promisify(execFile);
+
+const log = (message) => process.stderr.write(`${message}\n`);
+
+async function startFake(root, args) {
+  const port = await freePort();
+  const child = startProcess(process.execPath, [
+    join(root, 'dist/start.js'),
+    '--port',
+    String(port),
+    '--log-level',
+    'silent',
+    ...args,
+  ]);
+  await waitFor(child, port, '/__admin/health', {
+    since: performance.now(),
+    accept: (s) => s === 200,
+    timeoutMs: 120_000,
+  });
+  const { headers, body } = tokenRequest();
+  const res = await request(port, '/api/v2/auth/client_token', { method: 'POST', headers, body });
+  if (res.status !== 200) throw new Error(`token request answered ${res.status}: ${res.body}`);
+  const token = JSON.parse(res.body.toString('utf8')).access_token;
+  return { child, port, token };
+}
+
+async function startExpress(routesFile) {
+  const port = await freePort();
+  const child = startProcess(process.execPath, [
+    join(BENCH, 'servers/express-static.mjs'),
+    String(port),
+    routesFile,
+  ]);
+  await waitFor(child, port, '/', { since: performance.now(), accept: () => true });
+  return { child, port };
+}
+
+async function load(server, operation, paths, headers, opts, extra = {}) {
+  const r = await measure({
+    url: `http://${HOST}:${server.port}${paths[operation]}`,
+    headers: { ...headers, ...(operation === 'patch' ? { 'content-type': 'application/json' } : {}) },
+    ...(operation === 'patch' ? { method: 'PATCH', body: PATCH_BODY } : {}),
+    connections: 10,
+    warmupSeconds: opts.warmupSeconds,
+    durationSeconds: opts.durationSeconds,
+    pid: server.child.pid,
+    ...extra,
+  });
+  if (r.non2xx + r.errors + r.timeouts > 0) {
+    throw new Error(`${operation}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+  }
+  return r;
+}
+
+/** CPU per request of the fake (journal on and off) and of static Express, interleaved rounds. */
+async function cpuRows(root, data, tmp, opts) {
+  const paths = {
+    list: LIST,
+    read: `/api/v2/documents/${data.readId}`,
+    patch: `/api/v2/documents/${data.readId}`,
+  };
+  const cpu = { fake: {}, fakeNoJournal: {}, express: {} };
+  const push = (into, op, r) => {
+    into[op] ??= [];
+    into[op].push(r.serverCpuUsPerRequest);
+  };
+  let routesFile;
+  for (let round = 1; round <= opts.rounds; round++) {
+    log(`lightness: CPU round ${round} of ${opts.rounds}`);
+    const fake = await startFake(root, ['--fixtures', data.files[10_000]]);
+    try {
+      const headers = { 'x-access-token': fake.token };
+      if (!routesFile) {
+        const bodies = {};
+        for (const op of ['list', 'read', 'patch']) {
+          const res = await request(fake.port, paths[op], {
+            method: op === 'patch' ? 'PATCH' : 'GET',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: op === 'patch' ? PATCH_BODY : undefined,
+          });
+          if (res.status !== 200) throw new Error(`${op} answered ${res.status}: ${res.body}`);
+          const key = op === 'list' ? '/api/v2/documents' : op === 'patch' ? `PATCH ${paths[op]}` : paths[op];
+          bodies[key] = res.body.toString('utf8');
+        }
+        routesFile = join(tmp, 'lightness-routes.json');
+        await writeFile(routesFile, JSON.stringify(bodies));
+      }
+      for (const op of ['list', 'read', 'patch']) push(cpu.fake, op, await load(fake, op, paths, headers, opts));
+    } finally {
+      await stopProcess(fake.child);
+    }
+    const off = await startFake(root, ['--fixtures', data.files[10_000], '--journal-limit', '0']);
+    try {
+      push(cpu.fakeNoJournal, 'list', await load(off, 'list', paths, { 'x-access-token': off.token }, opts));
+    } finally {
+      await stopProcess(off.child);
+    }
+    const ex = await startExpress(routesFile);
+    try {
+      for (const op of ['list', 'read', 'patch']) push(cpu.express, op, await load(ex, op, paths, {}, opts));
+    } finally {
+      await stopProcess(ex.child);
+    }
+  }
+  const med = (into) => Object.fromEntries(Object.entries(into).map(([op, v]) => [op, median(v)]));
+  return {
+    rounds: opts.rounds,
+    fakeUs: med(cpu.fake),
+    fakeNoJournalUs: med(cpu.fakeNoJournal),
+    expressUs: med(cpu.express),
+    runs: cpu,
+  };
+}
+
+/** Peak RSS over `seconds` of list load: the fake on its default fixtures, then static Express. */
+async function rssRows(root, tmp, opts) {
+  log(`lightness: RSS under ${opts.rssSeconds} s of list load (default fixtures)`);
+  const fake = await startFake(root, []);
+  let listBody;
+  let fakeMemory;
+  try {
+    const headers = { 'x-access-token': fake.token };
+    const res = await request(fake.port, LIST, { headers });
+    if (res.status !== 200) throw new Error(`list on the default fixtures answered ${res.status}`);
+    listBody = res.body.toString('utf8');
+    const atStart = memoryOf(fake.child.pid);
+    await load(fake, 'list', { list: LIST }, headers, { warmupSeconds: 0, durationSeconds: opts.rssSeconds });
+    fakeMemory = { atStart, ...memoryOf(fake.child.pid) };
+  } finally {
+    await stopProcess(fake.child);
+  }
+  const routesFile = join(tmp, 'lightness-rss-routes.json');
+  await writeFile(routesFile, JSON.stringify({ '/api/v2/documents': listBody }));
+  const ex = await startExpress(routesFile);
+  let expressMemory;
+  try {
+    await load(ex, 'list', { list: LIST }, {}, { warmupSeconds: 0, durationSeconds: opts.rssSeconds });
+    expressMemory = memoryOf(ex.child.pid);
+  } finally {
+    await stopProcess(ex.child);
+  }
+  return { seconds: opts.rssSeconds, fake: fakeMemory, express: expressMemory };
+}
+
+/** A second (and third) createMockServer() in one process, in a child of its own. */
+async function secondInstance(root) {
+  log('lightness: a second createMockServer() in one process');
+  const { stdout } = await run(process.execPath, [
+    '--expose-gc',
+    join(BENCH, 'inprocess.mjs'),
+    'second',
+    join(root, 'dist/index.js'),
+    '9',
+  ]);
+  return JSON.parse(stdout);
+}
+
+const docker = (args, opts = {}) => run('docker', args, { maxBuffer: 64 << 20, ...opts });
+
+/** Image size and `docker run` to healthy; undefined (with the reason) when no engine answers. */
+async function imageRows(root, opts) {
+  if (!opts.image) return { skipped: 'BENCH_IMAGE=0' };
+  try {
+    await docker(['info', '--format', '{{.ServerVersion}}'], { timeout: 20_000 });
+  } catch {
+    return { skipped: `no Docker-API engine answers (DOCKER_HOST=${process.env.DOCKER_HOST ?? 'unset'})` };
+  }
+  const tag = 'passportal-docs-fake:bench';
+  log('lightness: docker build (as the cache stands)');
+  const t0 = performance.now();
+  await docker(['build', '-q', '-t', tag, root], { timeout: 1_800_000 });
+  const buildMs = performance.now() - t0;
+  const size = Number((await docker(['image', 'inspect', '-f', '{{.Size}}', tag])).stdout.trim());
+  const runs = [];
+  for (let i = 0; i < opts.imageRuns; i++) {
+    log(`lightness: docker run to healthy, ${i + 1} of ${opts.imageRuns}`);
+    const name = `passportal-bench-${process.pid}-${i}`;
+    const since = performance.now();
+    await docker(['run', '-d', '--name', name, '-p', `${HOST}::4010`, tag]);
+    try {
+      let answeredMs;
+      let hostPort;
+      for (;;) {
+        const elapsed = performance.now() - since;
+        if (elapsed > 60_000) throw new Error('the container was not healthy within 60 s');
+        if (answeredMs === undefined) {
+          hostPort ??= (await docker(['port', name, '4010']).catch(() => ({ stdout: '' }))).stdout
+            .split('\n')[0]
+            ?.trim();
+          if (hostPort) {
+            const ok = await fetch(`http://${hostPort}/__admin/health`).then(
+              (r) => r.ok,
+              () => false,
+            );
+            if (ok) answeredMs = performance.now() - since;
+          }
+        }
+        const status = (await docker(['inspect', '-f', '{{.State.Health.Status}}', name])).stdout.trim();
+        if (status === 'healthy') {
+          runs.push({ answeredMs, healthyMs: performance.now() - since });
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await docker(['rm', '-f', name]).catch(() => {});
+    }
+  }
+  return {
+    tag,
+    buildMs,
+    sizeBytes: size,
+    answeredMs: median(runs.map((r) => r.answeredMs ?? Number.NaN)),
+    healthyMs: median(runs.map((r) => r.healthyMs)),
+    runs,
+  };
+}
+
+export async function measureLightness(root, options = {}) {
+  const opts = {
+    rounds: env('BENCH_LIGHT_ROUNDS', 2),
+    warmupSeconds: env('BENCH_WARMUP', 2),
+    durationSeconds: env('BENCH_DURATION', 6),
+    rssSeconds: env('BENCH_RSS_SECONDS', 60),
+    startupRounds: env('BENCH_STARTUP_ROUNDS', 11),
+    image: process.env.BENCH_IMAGE !== '0',
+    imageRuns: env('BENCH_IMAGE_RUNS', 3),
+    ...options,
+  };
+  const tmp = await mkdtemp(join(tmpdir(), 'passportal-lightness-'));
+  try {
+    const data = await writeBenchData({ dir: tmp, sizes: [10_000], jsonServerSize: 10, seed: 42 });
+    const cpu = await cpuRows(root, data, tmp, opts);
+    const rss = await rssRows(root, tmp, opts);
+    const startup = await measureStartupRatios(opts.startupRounds, log);
+    const second = await secondInstance(root);
+    const image = await imageRows(root, opts);
+    return { root, node: process.version, cpu, rss, startup, second, image };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+const x = (a, b) => `${(a / b).toFixed(2)}×`;
+const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
+const ms = (v) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+
+/** The issue's table, as measured: one row per measure, its reference and its target. */
+export function lightnessTable(r) {
+  const { cpu, rss, startup, second, image } = r;
+  const rows = [];
+  for (const [op, target] of [
+    ['list', 1.3],
+    ['read', 1.15],
+    ['patch', 1.25],
+  ]) {
+    const ratio = cpu.fakeUs[op] / cpu.expressUs[op];
+    rows.push([
+      `${op === 'patch' ? 'PATCH' : op} CPU per request ÷ static Express 5 (same bytes)`,
+      `${x(cpu.fakeUs[op], cpu.expressUs[op])} (${cpu.fakeUs[op].toFixed(0)} vs ${cpu.expressUs[op].toFixed(0)} µs)`,
+      `≤ ${target}×`,
+      ratio <= target,
+    ]);
+  }
+  const share = 1 - cpu.fakeNoJournalUs.list / cpu.fakeUs.list;
+  rows.push([
+    "the journal's share of list CPU (vs --journal-limit 0)",
+    `${(100 * share).toFixed(0)} % (${cpu.fakeUs.list.toFixed(0)} → ${cpu.fakeNoJournalUs.list.toFixed(0)} µs)`,
+    '≤ 10 %',
+    share <= 0.1,
+  ]);
+  rows.push([
+    `peak RSS under ${rss.seconds} s of list load, default fixtures`,
+    `${mb(rss.fake.peakRss)} (${mb(rss.fake.rss)} at the end; Express ${mb(rss.express.peakRss)})`,
+    '≤ 150 MB',
+    rss.fake.peakRss <= 150e6,
+  ]);
+  for (const [name, s] of Object.entries(startup.starts)) {
+    rows.push([
+      `spawn to healthy ÷ node -e 0: ${name}`,
+      `${s.ratio.toFixed(2)}× (${ms(s.medianMs)} vs ${ms(startup.bareNodeMs)})`,
+      '≤ 2.0×',
+      s.ratio <= 2,
+    ]);
+  }
+  rows.push([
+    'a second createMockServer() in one process (median of the later ones)',
+    `${ms(second.laterMedianMs)} (${ms(second.laterCpuMedianMs)} CPU), ${(second.laterHeapMedianBytes / 1e6).toFixed(2)} MB heap (first: ${ms(second.firstMs)})`,
+    '≤ 3 ms, ≤ 0.3 MB',
+    second.laterMedianMs <= 3 && second.laterHeapMedianBytes <= 0.3e6,
+  ]);
+  if (image.skipped) {
+    rows.push(['image size', `skipped: ${image.skipped}`, '≤ 150 MB', undefined]);
+    rows.push(['docker run to healthy', `skipped: ${image.skipped}`, '≤ 2 s', undefined]);
+  } else {
+    rows.push(['image size', mb(image.sizeBytes), '≤ 150 MB', image.sizeBytes <= 150e6]);
+    rows.push([
+      'docker run to healthy (median)',
+      `${(image.healthyMs / 1000).toFixed(2)} s (port answers at ${(image.answeredMs / 1000).toFixed(2)} s)`,
+      '≤ 2 s',
+      image.healthyMs <= 2000,
+    ]);
+  }
+  return rows;
+}
+
+export function printLightness(r) {
+  const rows = lightnessTable(r);
+  const lines = [
+    '',
+    `### Lighter and faster (${r.node}; ${r.cpu.rounds} interleaved rounds for CPU)`,
+    '',
+    '| measure | measured | target | met |',
+    '|---|---|---|---|',
+    ...rows.map(([m, v, t, ok]) => `| ${m} | ${v} | ${t} | ${ok === undefined ? '–' : ok ? 'yes' : 'no'} |`),
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const i = process.argv.indexOf('--root');
+  const root = resolve(i > 0 ? process.argv[i + 1] : join(BENCH, '..'));
+  const result = await measureLightness(root);
+  printLightness(result);
+  const out = process.env.BENCH_LIGHT_OUT;
+  if (out) await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
+}

@@ -36,6 +36,11 @@ export interface OperationResult {
    */
   stream?: Iterable<string>;
   headers?: Record<string, string>;
+  /**
+   * Behaviours of the catalogue (`harness/behaviours.ts`) that only the handler or the domain
+   * knows the request exercised (a short last page, a batch that created documents...).
+   */
+  facts?: readonly string[];
 }
 
 export type OperationHandler<TInstance = unknown> = (

@@ -3,6 +3,7 @@ import type { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import type { RequestVia } from '../harness/journal.js';
 import type { BodyMedia } from '../harness/kept-body.js';
+import type { FaultKind } from '../harness/faults.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
 import type { Notice, NoticeSink } from '../notices.js';
 
@@ -47,6 +48,10 @@ export class RequestState implements NoticeSink {
   apiError: ApiError | undefined = undefined;
   /** The id of the fault that applied, if any. */
   faultId: string | undefined = undefined;
+  /** What the fault that applied was made of (`faults.ts` FAULT_KINDS). */
+  faultKinds: readonly FaultKind[] | undefined = undefined;
+  /** Behaviours only the handler or the domain knew the request exercised (from its result). */
+  facts: readonly string[] | undefined = undefined;
   /** Set when a fault dropped the connection. */
   dropped = false;
   /** Notices found while serving the request (created on the first one). */

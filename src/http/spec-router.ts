@@ -154,6 +154,7 @@ function createOperationRun(
 ): OperationRun {
   const tokenHeaderNames = tokenHeaders(document, operation);
   const send = (res: Response, result: OperationResult): void => {
+    if (result.facts) stateOf(res).facts = result.facts;
     if (result.headers) res.set(result.headers);
     if (result.stream) {
       sendJsonStream(res, result.status, result.stream).catch(() => res.destroy());

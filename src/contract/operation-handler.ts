@@ -36,6 +36,8 @@ export interface OperationResult {
    */
   stream?: Iterable<string>;
   headers?: Record<string, string>;
+  /** A body that is not JSON (a JUnit XML or Markdown report): sent as it is, with its media type, instead of `body`. */
+  text?: { text: string; mediaType: string };
   /**
    * Behaviours of the catalogue (`harness/behaviours.ts`) that only the handler or the domain
    * knows the request exercised (a short last page, a batch that created documents...).

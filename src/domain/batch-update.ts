@@ -254,7 +254,8 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
  */
 function batchError(problems: Problem[], itemCount: number): ApiError {
   const errors: Violation[] = capViolations(problems.map(({ location, message }) => ({ location, message })));
-  const refusedWhole = new Set(problems.map((p) => p.index)).size < itemCount ? 'batchRefusedWhole' : undefined;
+  const refusedWhole =
+    new Set(problems.map((p) => p.index)).size < itemCount ? 'batchRefusedWhole' : undefined;
   if (problems.every((p) => p.notFound)) return new ApiError('notFound', 'not found.', errors, refusedWhole);
   const first = problems[0];
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';

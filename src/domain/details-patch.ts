@@ -188,8 +188,7 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
       else if (mode === 'replace' && fieldSet.has(key)) {
         if (current[key] !== null && current[key] !== undefined) clearedKeys.push(key);
         out[key] = null;
-      }
-      else out[key] = current[key] ?? null;
+      } else out[key] = current[key] ?? null;
     }
   }
   if (!current || mode === 'replace') {

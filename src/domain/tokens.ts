@@ -106,8 +106,10 @@ export class TokenStore {
         'refreshTokenUsed',
       );
     }
-    if (grant.revoked) throw new ApiError('invalidToken', 'Invalid token: token revoked', undefined, 'tokenRevoked');
-    if (nowSeconds >= grant.expiry) throw new ApiError('invalidToken', 'Invalid token: token expired', undefined, 'tokenExpired');
+    if (grant.revoked)
+      throw new ApiError('invalidToken', 'Invalid token: token revoked', undefined, 'tokenRevoked');
+    if (nowSeconds >= grant.expiry)
+      throw new ApiError('invalidToken', 'Invalid token: token expired', undefined, 'tokenExpired');
     return grant;
   }
 

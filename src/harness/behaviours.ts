@@ -155,13 +155,19 @@ export const ERRORS_NOT_MET: Partial<Record<ErrorKindName, string>> = {
 
 /** Per error kind: why a client should meet it and how to make the fake answer it. */
 const ERROR_HOW: Partial<Record<ErrorKindName, Pick<Described, 'how' | 'likelihood'>>> = {
-  invalidToken: { how: 'call with no token, an unknown one, or an expired one (advance the clock)', likelihood: 5 },
+  invalidToken: {
+    how: 'call with no token, an unknown one, or an expired one (advance the clock)',
+    likelihood: 5,
+  },
   hashMismatch: { how: 'POST /api/v2/auth/client_token with an x-hash of other content', likelihood: 4 },
   unknownKey: { how: 'POST /api/v2/auth/client_token with an unknown x-key', likelihood: 3 },
   missingCredentials: { how: 'POST /api/v2/auth/client_token without x-hash', likelihood: 2 },
   notFound: { how: 'GET /api/v2/documents/999999999', likelihood: 4 },
   invalidBatch: { how: 'PATCH /api/v2/documents with an item whose templateUid is unknown', likelihood: 4 },
-  unknownDetailKeys: { how: 'PATCH /api/v2/documents/{id} with a details key the template lacks', likelihood: 3 },
+  unknownDetailKeys: {
+    how: 'PATCH /api/v2/documents/{id} with a details key the template lacks',
+    likelihood: 3,
+  },
   invalidQuery: { how: 'GET /api/v2/documents?pageNum=0', likelihood: 3 },
   invalidId: { how: 'GET /api/v2/documents/abc', likelihood: 2 },
   memoryBudget: { how: 'start a fake with a small memoryBudget and create documents past it', likelihood: 1 },
@@ -276,7 +282,8 @@ export function behavioursOf(facts: RequestFacts): string[] {
   if (facts.errorKind && ERRORS_NOT_MET[facts.errorKind] === undefined) found.add(`error.${facts.errorKind}`);
   for (const n of facts.notices) found.add(`notice.${n.code}`);
   for (const kind of facts.faultKinds) found.add(`fault.${kind}`);
-  if (facts.operationId && facts.search !== '' && EMPTY_VALUE.test(facts.search)) found.add('emptyQueryValue');
+  if (facts.operationId && facts.search !== '' && EMPTY_VALUE.test(facts.search))
+    found.add('emptyQueryValue');
   if (found.size <= 1) return [...found];
   return BEHAVIOUR_IDS.filter((id) => found.has(id));
 }

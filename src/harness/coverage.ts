@@ -53,7 +53,8 @@ export class Coverage {
   record(entry: JournalEntry, watchAll: boolean): void {
     this.requests++;
     this.firstRequestId ??= entry.id;
-    if (entry.operationId) this.operations.set(entry.operationId, (this.operations.get(entry.operationId) ?? 0) + 1);
+    if (entry.operationId)
+      this.operations.set(entry.operationId, (this.operations.get(entry.operationId) ?? 0) + 1);
     for (const id of entry.behaviours) {
       let tally = this.behaviours.get(id);
       if (!tally) {

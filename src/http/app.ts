@@ -10,7 +10,7 @@ import express, {
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { createRouteSuggester } from '../contract/nearest-route.js';
-import { listOperations } from '../contract/operations.js';
+import { ADMIN_TAG, clientOperationIds, listOperations } from '../contract/operations.js';
 import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
 import { createSpecFallback } from '../contract/spec-fallback.js';
@@ -48,8 +48,6 @@ export interface AppContext {
   /** The server's memory budget: bodies in flight are counted in it, health reports it. */
   memory?: MemoryBudget;
 }
-
-const ADMIN_TAG = 'admin';
 
 /**
  * The request's state on `res.locals`, with its id, also sent as `x-request-id`; and
@@ -294,7 +292,12 @@ export function createApp(context: AppContext): Express {
       body: spec.document,
       json: { text: spec.json, bytes: Buffer.byteLength(spec.json) },
     }),
-    ...createAdminHandlers({ root, sessions, memory: context.memory }),
+    ...createAdminHandlers({
+      root,
+      sessions,
+      memory: context.memory,
+      operationIds: clientOperationIds(spec.document),
+    }),
   };
   const router = (tagged: boolean) =>
     createSpecRouter({

@@ -1,9 +1,9 @@
 import type { Response } from 'express';
 import type { ApiError } from '../errors.js';
+import type { FaultKind } from '../harness/faults.js';
 import type { Instance } from '../harness/instance.js';
 import type { RequestVia } from '../harness/journal.js';
 import type { BodyMedia } from '../harness/kept-body.js';
-import type { FaultKind } from '../harness/faults.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
 import type { Notice, NoticeSink } from '../notices.js';
 

@@ -16,6 +16,14 @@ export function sendJson(res: Response, status: number, text: string, bytes = Bu
   res.end(text);
 }
 
+/** Sends a text that is not JSON (a report as XML or Markdown) with its media type. */
+export function sendText(res: Response, status: number, text: string, mediaType: string): void {
+  res.setHeader('content-type', mediaType);
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.writeHead(status);
+  res.end(text);
+}
+
 /**
  * Sends a JSON text given as pieces, each written when the socket has room for it (chunked, no
  * length known up front): for answers too large to build as one string. Not kept for the journal

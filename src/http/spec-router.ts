@@ -14,7 +14,7 @@ import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { addNotice, type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
-import { sendJson, sendJsonStream } from './send-json.js';
+import { sendJson, sendJsonStream, sendText } from './send-json.js';
 
 export interface SpecRouterOptions {
   document: OpenApiDocument;
@@ -156,6 +156,10 @@ function createOperationRun(
   const send = (res: Response, result: OperationResult): void => {
     if (result.facts) stateOf(res).facts = result.facts;
     if (result.headers) res.set(result.headers);
+    if (result.text) {
+      sendText(res, result.status, result.text.text, result.text.mediaType);
+      return;
+    }
     if (result.stream) {
       sendJsonStream(res, result.status, result.stream).catch(() => res.destroy());
       return;

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { runReportCommand } from './commands/report.js';
 import {
   ConfigError,
   DEFAULT_CONFIG_FILE,
@@ -182,6 +183,7 @@ function logStartup(mock: MockServer, url: string): void {
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (argv[0] === 'report') return runReportCommand(argv.slice(1), env);
   let options: Partial<Options>;
   try {
     options = parseCommandLine(argv, env);

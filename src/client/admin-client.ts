@@ -10,6 +10,7 @@ import type {
   ViolationRecord,
 } from '../harness/journal.js';
 import { assertNoViolations } from '../harness/no-violations.js';
+import type { Report, ReportFormat } from '../harness/report.js';
 import type { MemoryReport } from '../memory-budget.js';
 
 /**
@@ -86,6 +87,14 @@ export interface AdminClient {
    * the journal holds any. Run it in `afterEach`, before the next `reset()` clears the journal.
    */
   expectNoViolations(): Promise<void>;
+  /**
+   * The verdict of this fake or session for CI (`GET /__admin/report`): the report object, or the
+   * text of `junit`, `ctrf` or `markdown` (docs/reports.md).
+   */
+  report(): Promise<Report>;
+  report(format: Exclude<ReportFormat, 'json'>): Promise<string>;
+  /** Forgets what the report holds (`DELETE /__admin/report`). */
+  clearReport(): Promise<void>;
   /** Adds a fault; answers its id. */
   addFault(fault: FaultInput): Promise<string>;
   faults(): Promise<FaultView[]>;
@@ -126,6 +135,12 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
   const doFetch = options.fetch ?? fetch;
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const text = await callText(method, path, body);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** The answer's text; an error answer throws `AdminError` with its body. */
+  async function callText(method: string, path: string, body?: unknown): Promise<string> {
     const headers: Record<string, string> = {};
     if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -135,9 +150,11 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    const parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
-    if (!res.ok) throw new AdminError(method, `/__admin${path}`, res.status, parsed as ErrorBody | undefined);
-    return parsed as T;
+    if (!res.ok) {
+      const parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
+      throw new AdminError(method, `/__admin${path}`, res.status, parsed as ErrorBody | undefined);
+    }
+    return text;
   }
 
   return {
@@ -155,6 +172,11 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
       const { violations } = await call<{ violations: ViolationRecord[] }>('GET', '/violations');
       assertNoViolations(violations, base);
     },
+    report: ((format?: ReportFormat) =>
+      format === undefined || format === 'json'
+        ? call<Report>('GET', '/report')
+        : callText('GET', `/report?format=${format}`)) as AdminClient['report'],
+    clearReport: async () => void (await call('DELETE', '/report')),
     addFault: async (fault) => (await call<{ id: string }>('POST', '/faults', fault)).id,
     faults: async () => (await call<{ faults: FaultView[] }>('GET', '/faults')).faults,
     removeFault: async (id) => void (await call('DELETE', `/faults/${encodeURIComponent(id)}`)),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/domain/tokens.js';
 import { BEHAVIOUR_IDS, BEHAVIOURS } from '../../src/harness/behaviours.js';
 import { NOTICE_CODES } from '../../src/notices.js';
-import { createTestServer, OTHER_KEY, type TestServer, textEntry } from '../support/test-server.js';
+import { createTestServer, type TestServer, textEntry } from '../support/test-server.js';
 
 /**
  * Every behaviour of the catalogue but the notices (test/http/notices.test.ts provokes each notice

@@ -289,8 +289,13 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: number;
   readonly errors: Violation[] | undefined;
+  /**
+   * What the error tells beyond its kind, as an id of the behaviour catalogue
+   * (`harness/behaviours.ts`): `tokenExpired`, `foreignDocument`, `batchRefusedWhole`...
+   */
+  readonly fact: string | undefined;
 
-  constructor(kind: ErrorKindName, message?: string, errors?: Violation[]) {
+  constructor(kind: ErrorKindName, message?: string, errors?: Violation[], fact?: string) {
     const def: ErrorKind = ERROR_KINDS[kind];
     super(message ?? def.message);
     this.name = 'ApiError';
@@ -298,6 +303,7 @@ export class ApiError extends Error {
     this.status = def.status;
     this.code = def.code;
     this.errors = errors;
+    this.fact = fact;
   }
 }
 

@@ -3,6 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { DEFAULT_OPTIONS, type Options, pickSettings, SETTING_KEYS } from './config.js';
+import { clientOperationIds } from './contract/operations.js';
 import { createOperationValidators } from './contract/request-validator.js';
 import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
@@ -158,6 +159,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const validators = createOperationValidators(spec.document);
   const checks: ControlChecks = {
     faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
+    operationIds: clientOperationIds(spec.document),
   };
   // HTTPS: the CA and server certificates, opened before anything listens, so bad TLS options
   // stop the start (ConfigError naming the option).

@@ -8,9 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../src/client/admin-client.js';
-import { listOperations, type Operation } from '../src/contract/operations.js';
+import { ADMIN_TAG, listOperations, type Operation } from '../src/contract/operations.js';
 import { loadSpec, resolveRef } from '../src/contract/spec-document.js';
-import { ADMIN_TAG } from '../src/contract/spec-fallback.js';
 import { DATASET_KINDS } from '../src/domain/types.js';
 import { controlsOf } from '../src/harness/instance-controls.js';
 import { createAdminHandlers } from '../src/http/handlers/admin-handlers.js';
@@ -85,7 +84,11 @@ describe('an admin power is defined once', () => {
   });
 
   it('every admin operation has a handler, and every admin handler an operation', () => {
-    const handlers = createAdminHandlers({ root: server.mock.root, sessions: server.mock.sessions });
+    const handlers = createAdminHandlers({
+      root: server.mock.root,
+      sessions: server.mock.sessions,
+      operationIds: [],
+    });
     expect(Object.keys(handlers).sort()).toEqual(adminOperations.map((op) => op.operationId).sort());
   });
 
@@ -129,7 +132,7 @@ describe('an admin power is defined once', () => {
       const method = (owner as Record<string, unknown> | undefined)?.[tail ?? head];
       expect(typeof method, `control ${name}`).toBe('function');
     }
-    const controls = controlsOf(mock.root, { faultInput: (value) => value as never });
+    const controls = controlsOf(mock.root, { faultInput: (value) => value as never, operationIds: [] });
     const named = new Set(union('x-controls'));
     expect(methodsOf(controls).filter((name) => !named.has(name))).toEqual([]);
   });

@@ -11,6 +11,8 @@ import type {
   ViolationRecord,
 } from '../harness/journal.js';
 import { assertNoViolations } from '../harness/no-violations.js';
+import type { Report, ReportFormat } from '../harness/report.js';
+import type { MemoryReport } from '../memory-budget.js';
 
 /**
  * A typed client of a running fake's admin API (a container, `npm start`, another machine): what
@@ -74,6 +76,14 @@ export interface AdminClient {
    * the journal holds any. Run it in `afterEach`, before the next `reset()` clears the journal.
    */
   expectNoViolations(): Promise<void>;
+  /**
+   * The verdict of this fake or session for CI (`GET /__admin/report`): the report object, or the
+   * text of `junit`, `ctrf` or `markdown` (docs/reports.md).
+   */
+  report(): Promise<Report>;
+  report(format: Exclude<ReportFormat, 'json'>): Promise<string>;
+  /** Forgets what the report holds (`DELETE /__admin/report`). */
+  clearReport(): Promise<void>;
   /** Adds a fault; answers its id. */
   addFault(fault: FaultInput): Promise<string>;
   faults(): Promise<FaultView[]>;
@@ -114,7 +124,18 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
   const doFetch = options.fetch ?? fetch;
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const text = await callText(method, path, body);
+    try {
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    } catch {
+      // Not the fake's answer (a proxy's page, say).
+      throw new Error(`${method} /__admin${path} answered with text that is not JSON`);
+    }
+  }
+
+  /** The answer's text; an error answer throws `AdminError` with its body. */
+  async function callText(method: string, path: string, body?: unknown): Promise<string> {
+    const headers: Record<string, string> = {};
     if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await doFetch(`${base}/__admin${path}`, {
@@ -123,16 +144,16 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      // Not the fake's answer (a proxy's error page, say): the status still tells.
-      if (res.ok)
-        throw new Error(`${method} /__admin${path} answered ${res.status} with text that is not JSON`);
+    if (!res.ok) {
+      let parsed: unknown;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        // Not the fake's answer (a proxy's error page, say): the status still tells.
+      }
+      throw new AdminError(method, `/__admin${path}`, res.status, parsed as ErrorBody | undefined);
     }
-    if (!res.ok) throw new AdminError(method, `/__admin${path}`, res.status, parsed as ErrorBody | undefined);
-    return parsed as T;
+    return text;
   }
 
   return {
@@ -150,6 +171,11 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
       const { violations } = await call<{ violations: ViolationRecord[] }>('GET', '/violations');
       assertNoViolations(violations, base);
     },
+    report: ((format?: ReportFormat) =>
+      format === undefined || format === 'json'
+        ? call<Report>('GET', '/report')
+        : callText('GET', `/report?format=${format}`)) as AdminClient['report'],
+    clearReport: async () => void (await call('DELETE', '/report')),
     addFault: async (fault) => (await call<{ id: string }>('POST', '/faults', fault)).id,
     faults: async () => (await call<{ faults: FaultView[] }>('GET', '/faults')).faults,
     removeFault: async (id) => void (await call('DELETE', `/faults/${encodeURIComponent(id)}`)),

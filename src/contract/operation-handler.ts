@@ -36,6 +36,13 @@ export interface OperationResult {
    * be one string (a state of a million documents); such answers are not kept for the journal.
    */
   chunked?: boolean;
+  /** A body that is not JSON (a JUnit XML or Markdown report): sent as it is, with its media type, instead of `body`. */
+  text?: { text: string; mediaType: string };
+  /**
+   * Behaviours of the catalogue (`harness/behaviours.ts`) that only the handler or the domain
+   * knows the request exercised (a short last page, a batch that created documents...).
+   */
+  facts?: readonly string[];
 }
 
 export type OperationHandler<TInstance = unknown> = (

@@ -53,6 +53,16 @@ function toParameter(document: OpenApiDocument, raw: unknown): ParameterDef {
   };
 }
 
+/** The tag of the admin API's operations (the test harness's, not the vendor's). */
+export const ADMIN_TAG = 'admin';
+
+/** The ids of the operations a client of the vendor's API calls (all but the admin API's), in spec order. */
+export function clientOperationIds(document: OpenApiDocument): string[] {
+  return listOperations(document)
+    .filter((op) => !op.tags.includes(ADMIN_TAG))
+    .map((op) => op.operationId);
+}
+
 /** The operations of each spec document, listed once per document object (it is never edited). */
 const listed = new WeakMap<OpenApiDocument, readonly Operation[]>();
 

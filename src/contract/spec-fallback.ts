@@ -1,13 +1,10 @@
 import { ApiError } from '../errors.js';
 import type { OperationContext, OperationHandler, OperationResult } from './operation-handler.js';
-import type { Operation } from './operations.js';
+import { ADMIN_TAG, type Operation } from './operations.js';
 import type { OpenApiDocument } from './spec-document.js';
 
 /** The response header that marks an answer of the fallback. */
 export const FALLBACK_HEADER = 'x-fake-fallback';
-
-/** The spec's tag of the fake's own calls under `/__admin`. */
-export const ADMIN_TAG = 'admin';
 
 interface PrismResponse {
   statusCode: number;

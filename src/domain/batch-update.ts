@@ -244,18 +244,25 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
     else if (!createdSet.has(doc.id)) updatedSet.add(doc.id);
   });
 
-  if (problems.length > 0) throw batchError(problems);
+  if (problems.length > 0) throw batchError(problems, items.length);
   return { writes: [...pending.values()], created: [...createdSet], updated: [...updatedSet], notices };
 }
 
-function batchError(problems: Problem[]): ApiError {
+/**
+ * The error refusing a batch. When some items were fine, it says so as the behaviour
+ * `batchRefusedWhole`: one bad item refused the good ones too.
+ */
+function batchError(problems: Problem[], itemCount: number): ApiError {
   const errors: Violation[] = capViolations(problems.map(({ location, message }) => ({ location, message })));
-  if (problems.every((p) => p.notFound)) return new ApiError('notFound', 'not found.', errors);
+  const refusedWhole =
+    new Set(problems.map((p) => p.index)).size < itemCount ? 'batchRefusedWhole' : undefined;
+  if (problems.every((p) => p.notFound)) return new ApiError('notFound', 'not found.', errors, refusedWhole);
   const first = problems[0];
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
   return new ApiError(
     'invalidBatch',
     `item ${first?.index ?? 0}: ${first?.message ?? 'invalid'}${more}`,
     errors,
+    refusedWhole,
   );
 }

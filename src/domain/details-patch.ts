@@ -42,6 +42,8 @@ export interface DetailsOutcome {
   problems: Violation[];
   /** Keys whose entries were sent in a read shape and accepted (for a notice). */
   readShapedKeys: string[];
+  /** Template fields that held a value and became null because the body left them out (replace). */
+  clearedKeys: string[];
 }
 
 /** The documentation's form of a sent entry: `{name, description, value: {type, text}}`, all strings. */
@@ -149,10 +151,11 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
   const problems: Violation[] = [];
   const unknownKeys: string[] = [];
   const readShapedKeys: string[] = [];
+  const clearedKeys: string[] = [];
   const out = nullObject<DetailEntry>();
   if (!isPlainObject(body)) {
     problems.push({ location, message: 'details must be an object keyed by detail field key' });
-    return { details: out, unknownKeys, problems, readShapedKeys };
+    return { details: out, unknownKeys, problems, readShapedKeys, clearedKeys };
   }
   const fieldSet = template?.fieldSet ?? new Set<string>();
   const sent = (key: string): boolean => Object.hasOwn(body, key) && body[key] !== undefined;
@@ -182,8 +185,10 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
   if (current) {
     for (const key of Object.keys(current)) {
       if (sent(key)) take(key);
-      else if (mode === 'replace' && fieldSet.has(key)) out[key] = null;
-      else out[key] = current[key] ?? null;
+      else if (mode === 'replace' && fieldSet.has(key)) {
+        if (current[key] !== null && current[key] !== undefined) clearedKeys.push(key);
+        out[key] = null;
+      } else out[key] = current[key] ?? null;
     }
   }
   if (!current || mode === 'replace') {
@@ -206,7 +211,7 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
     }
     take(key);
   }
-  return { details: out, unknownKeys, problems, readShapedKeys };
+  return { details: out, unknownKeys, problems, readShapedKeys, clearedKeys };
 }
 
 /** The notice for entries accepted in a read shape; undefined when there were none. */

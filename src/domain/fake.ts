@@ -230,8 +230,15 @@ export class Fake {
     return { templateUid: `tpl-${doc.templateId}`, id: doc.id, details: Object.freeze(doc.details) };
   }
 
-  /** Replaces the document's details (see details-patch.ts); atomic. Answers the notices on the body. */
-  patchDocument(p: Principal, documentId: string, body: Record<string, unknown>): Notice[] {
+  /**
+   * Replaces the document's details (see details-patch.ts); atomic. Answers the notices on the body
+   * and the template fields that had a value and were cleared because the body left them out.
+   */
+  patchDocument(
+    p: Principal,
+    documentId: string,
+    body: Record<string, unknown>,
+  ): { notices: Notice[]; clearedFields: string[] } {
     const doc = this.#visible(p, documentId);
     if (!isPlainObject(body))
       throw new ApiError('invalidBody', 'the body must be an object keyed by detail field key');
@@ -259,7 +266,7 @@ export class Fake {
     this.#store.put(written);
     this.onChange?.({ kind: 'documents', documents: [written] });
     const notice = readShapedNotice(outcome.readShapedKeys, 'body');
-    return notice ? [notice] : [];
+    return { notices: notice ? [notice] : [], clearedFields: outcome.clearedKeys };
   }
 
   /** Batch PUT (`replace`), PATCH (`merge`) or POST (`create`); see batch-update.ts. Atomic. */
@@ -409,7 +416,9 @@ export class Fake {
 
   #visible(p: Principal, documentId: string): Document {
     const doc = this.#store.get(parseDocumentId(documentId));
-    if (doc?.organization_id !== p.organizationId) throw new ApiError('notFound');
+    if (doc?.organization_id !== p.organizationId) {
+      throw new ApiError('notFound', undefined, undefined, doc ? 'foreignDocument' : 'missingDocument');
+    }
     return doc;
   }
 

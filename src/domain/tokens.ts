@@ -99,10 +99,17 @@ export class TokenStore {
     const grant = this.#grants.get(token);
     if (!grant) throw new ApiError('invalidToken', 'Invalid token: unknown token');
     if (grant.kind === 'refresh') {
-      throw new ApiError('invalidToken', 'Invalid token: a refresh token cannot be used as an access token');
+      throw new ApiError(
+        'invalidToken',
+        'Invalid token: a refresh token cannot be used as an access token',
+        undefined,
+        'refreshTokenUsed',
+      );
     }
-    if (grant.revoked) throw new ApiError('invalidToken', 'Invalid token: token revoked');
-    if (nowSeconds >= grant.expiry) throw new ApiError('invalidToken', 'Invalid token: token expired');
+    if (grant.revoked)
+      throw new ApiError('invalidToken', 'Invalid token: token revoked', undefined, 'tokenRevoked');
+    if (nowSeconds >= grant.expiry)
+      throw new ApiError('invalidToken', 'Invalid token: token expired', undefined, 'tokenExpired');
     return grant;
   }
 

@@ -9,6 +9,36 @@ import { ApiError, type Violation } from '../errors.js';
  * removed; without, it stays until deleted. Plain TypeScript; `fault-injector.ts` applies them.
  */
 
+/**
+ * The kinds of fault, as reports and the behaviour catalogue name them: a fault is one or two of
+ * them (a delay before a status). One fact, one place: `faultKindsOf` reads a fault by them.
+ */
+export const FAULT_KINDS = {
+  status: {
+    meaning: 'an injected fault answered with a chosen status (and body)',
+    how: 'POST /__admin/faults {"path":"/api/v2/documents","status":503,"times":1}',
+  },
+  delay: {
+    meaning: 'an injected fault delayed the answer by delayMs',
+    how: 'POST /__admin/faults {"path":"/api/v2/documents","delayMs":5000,"times":1}',
+  },
+  drop: {
+    meaning: 'an injected fault dropped the connection without an answer',
+    how: 'POST /__admin/faults {"path":"/api/v2/documents","drop":true,"times":1}',
+  },
+} as const;
+
+export type FaultKind = keyof typeof FAULT_KINDS;
+
+/** The kinds a fault is made of, in catalogue order. */
+export function faultKindsOf(fault: Pick<Fault, 'status' | 'delayMs' | 'drop'>): FaultKind[] {
+  const kinds: FaultKind[] = [];
+  if (fault.status !== undefined) kinds.push('status');
+  if (fault.delayMs > 0) kinds.push('delay');
+  if (fault.drop) kinds.push('drop');
+  return kinds;
+}
+
 export interface FaultInput {
   method?: string;
   path?: string;

@@ -13,6 +13,8 @@ import {
   viewEntry,
 } from './journal.js';
 import { assertNoViolations } from './no-violations.js';
+import { buildReport, type Report, type ReportFormat } from './report.js';
+import { renderReport } from './report-formats.js';
 import { mergeSettings } from './settings-input.js';
 
 /** What `GET /__admin/health` answers. */
@@ -111,6 +113,15 @@ export interface InstanceControls {
   faults(): FaultView[];
   removeFault(id: string): boolean;
   clearFaults(): void;
+  /**
+   * The verdict of this instance for CI (GET /__admin/report): findings and coverage since it was
+   * created or since `clearReport()`, as the report object (`json`, the default) or as the text of
+   * `junit`, `ctrf` or `markdown` (docs/reports.md). Waits for pending response checks.
+   */
+  report(): Promise<Report>;
+  report(format: Exclude<ReportFormat, 'json'>): Promise<string>;
+  /** Forgets what the report holds (DELETE /__admin/report); the journal stays. */
+  clearReport(): void;
   /** The run-time settings, after applying `changes` (validated whole; PUT /__admin/settings). */
   settings(changes?: Partial<Settings>): Settings;
 }
@@ -124,6 +135,8 @@ async function datasetOf(fixtures: string | FixtureSet): Promise<Dataset> {
 export interface ControlChecks {
   /** A fault definition, as `POST /__admin/faults` checks its body; throws `invalidBody`. */
   faultInput(value: unknown): FaultInput;
+  /** The vendor operations of the spec, which reports list exercised or not. */
+  operationIds: readonly string[];
 }
 
 /** `memory`: the server's budget, reported by the root's `health()`. */
@@ -167,6 +180,12 @@ export function controlsOf(
     faults: () => faults.list(),
     removeFault: (id) => faults.delete(id),
     clearFaults: () => faults.clear(),
+    report: (async (format?: ReportFormat) => {
+      await journal.settled();
+      const report = buildReport(instance, checks.operationIds);
+      return format === undefined || format === 'json' ? report : renderReport(report, format);
+    }) as InstanceControls['report'],
+    clearReport: () => instance.coverage.clear(),
     settings: (changes) => {
       if (changes !== undefined) fake.settings = mergeSettings(fake.settings, changes);
       return { ...fake.settings };

@@ -3,6 +3,7 @@ import { RecentJsonTexts } from '../contract/json-text.js';
 import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
 import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import { Coverage } from './coverage.js';
 import { FaultList } from './faults.js';
 import { Journal, type JournalLimits, JournalPool } from './journal.js';
 import type { OwnKeys } from './own-keys.js';
@@ -28,6 +29,8 @@ export class Instance {
   readonly fake: Fake;
   readonly journal: Journal;
   readonly faults: FaultList;
+  /** What the instance's reports read: counts per operation and behaviour, findings (survives reset). */
+  readonly coverage: Coverage;
   /**
    * The JSON texts of the frozen objects answered most recently (list rows, details read; 10,000
    * texts, 16 MiB at most): the sender renders them without serialising the same object again.
@@ -50,6 +53,7 @@ export class Instance {
     this.#memory = memory;
     this.journal = new Journal(journal, memory?.journals);
     this.faults = new FaultList();
+    this.coverage = new Coverage(journal.entries);
   }
 
   /**

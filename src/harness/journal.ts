@@ -54,6 +54,8 @@ export interface JournalRecord {
   violations: Violation[];
   /** What the request relied on that the documentation does not promise (never violations). */
   notices: Notice[];
+  /** The behaviours of the catalogue the request exercised (`behaviours.ts`), in catalogue order. */
+  behaviours: string[];
 }
 
 export interface JournalEntry extends JournalRecord {
@@ -120,6 +122,7 @@ export interface JournalEntryView {
   aborted?: true;
   violations: Violation[];
   notices: Notice[];
+  behaviours: string[];
 }
 
 /** One request that broke the contract (the shape of `GET /__admin/violations`). */
@@ -469,6 +472,7 @@ export function viewEntry(entry: JournalEntry, previewBytes?: number): JournalEn
     aborted: entry.outcome === 'aborted' ? true : undefined,
     violations: entry.violations,
     notices: entry.notices,
+    behaviours: entry.behaviours,
   };
   if (previewBytes === undefined) {
     view.body = readBody(entry.body);

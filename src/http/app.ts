@@ -10,10 +10,10 @@ import express, {
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { createRouteSuggester } from '../contract/nearest-route.js';
-import { listOperations } from '../contract/operations.js';
+import { ADMIN_TAG, clientOperationIds, listOperations } from '../contract/operations.js';
 import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
-import { ADMIN_TAG, createSpecFallback } from '../contract/spec-fallback.js';
+import { createSpecFallback } from '../contract/spec-fallback.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/response-checks.js';
@@ -292,7 +292,12 @@ export function createApp(context: AppContext): Express {
       body: spec.document,
       json: { text: spec.json, bytes: Buffer.byteLength(spec.json) },
     }),
-    ...createAdminHandlers({ root, sessions, memory: context.memory }),
+    ...createAdminHandlers({
+      root,
+      sessions,
+      memory: context.memory,
+      operationIds: clientOperationIds(spec.document),
+    }),
   };
   const router = (tagged: boolean) =>
     createSpecRouter({

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { RequestHandler, Response } from 'express';
 import type { ApiError } from '../errors.js';
+import { behavioursOf } from '../harness/behaviours.js';
 import { violationsOf } from '../harness/contract-violations.js';
 import { keepBody } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/response-checks.js';
@@ -43,6 +44,7 @@ function record(res: Response, completed: boolean): void {
   const { instance } = state;
   const error = state.apiError;
   const { journal } = instance;
+  const notices = noticesOf(state, error);
   const entry = journal.record({
     arrivedAt: started.arrivedAt,
     scheme: state.scheme ?? (isTls(req.socket) ? 'https' : 'http'),
@@ -62,15 +64,27 @@ function record(res: Response, completed: boolean): void {
       state.responseText === undefined
         ? undefined
         : keepBody(state.responseText, 'json', journal.limits.bodyBytes),
-    notices: noticesOf(state, error),
+    notices,
+    behaviours: behavioursOf({
+      operationId: state.operationId,
+      search: started.search,
+      errorKind: error?.kind,
+      errorFact: error?.fact,
+      notices,
+      faultKinds: state.faultKinds ?? [],
+      facts: state.facts,
+      status: res.headersSent ? res.statusCode : undefined,
+    }),
     operationId: state.operationId,
     fault: state.faultId,
     outcome: completed ? 'completed' : state.dropped ? 'dropped' : 'aborted',
     violations: isOutsideApi(state, error) ? [] : violationsOf(error),
   });
   const { operationId } = state;
+  const { validateResponses } = instance.fake.settings;
+  instance.coverage.record(entry, validateResponses);
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
-  if (completed && operationId && instance.fake.settings.validateResponses) {
+  if (completed && operationId && validateResponses) {
     started.checks.schedule(instance, entry, operationId, res, state.responseText);
   }
 }

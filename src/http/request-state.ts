@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { ApiError } from '../errors.js';
+import type { FaultKind } from '../harness/faults.js';
 import type { Instance } from '../harness/instance.js';
 import type { RequestVia } from '../harness/journal.js';
 import type { BodyMedia } from '../harness/kept-body.js';
@@ -47,6 +48,10 @@ export class RequestState implements NoticeSink {
   apiError: ApiError | undefined = undefined;
   /** The id of the fault that applied, if any. */
   faultId: string | undefined = undefined;
+  /** What the fault that applied was made of (`faults.ts` FAULT_KINDS). */
+  faultKinds: readonly FaultKind[] | undefined = undefined;
+  /** Behaviours only the handler or the domain knew the request exercised (from its result). */
+  facts: readonly string[] | undefined = undefined;
   /** Set when a fault dropped the connection. */
   dropped = false;
   /** Notices found while serving the request (created on the first one). */

@@ -5,13 +5,19 @@ import type { OperationResult } from '../contract/operation-handler.js';
 import { type RequestState, stateOf } from './request-state.js';
 
 /**
- * The one sender of what handlers return: `body` rendered as JSON (the texts of frozen objects
+ * The one sender of what handlers return: `text` as it is with its media type, else `body` rendered as JSON (the texts of frozen objects
  * kept by the instance, see contract/json-text.ts), whole, or in pieces when `chunked`.
  */
 export function sendResult(res: Response, result: OperationResult): void {
+  const state = stateOf(res);
+  if (result.facts) state.facts = result.facts;
   if (result.headers) res.set(result.headers);
+  if (result.text) {
+    sendText(res, result.status, result.text.text, result.text.mediaType);
+    return;
+  }
   // Unset when the request failed before an instance was picked (an unknown session).
-  const instance = stateOf(res).instance as RequestState['instance'] | undefined;
+  const instance = state.instance as RequestState['instance'] | undefined;
   const memo = instance?.jsonTexts;
   if (result.chunked) {
     sendJsonStream(res, result.status, renderJsonPieces(result.body, memo)).catch(() => res.destroy());
@@ -31,6 +37,14 @@ export function sendJson(res: Response, status: number, text: string, bytes = Bu
   stateOf(res).responseText = text;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', bytes);
+  res.writeHead(status);
+  res.end(text);
+}
+
+/** Sends a text that is not JSON (a report as XML or Markdown) with its media type. */
+export function sendText(res: Response, status: number, text: string, mediaType: string): void {
+  res.setHeader('content-type', mediaType);
+  res.setHeader('content-length', Buffer.byteLength(text));
   res.writeHead(status);
   res.end(text);
 }

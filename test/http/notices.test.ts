@@ -169,6 +169,7 @@ describe('notice codes', () => {
       path: string;
       violations: unknown[];
       notices: Array<{ code: string; location: string; message: string }>;
+      behaviours: string[];
     }>;
     const entry = entries.find((e) => e.path === c.path.split('?')[0]);
     expect(entry, `a journal entry for ${c.path}`).toBeDefined();
@@ -176,6 +177,8 @@ describe('notice codes', () => {
     const found = entry?.notices.find((n) => n.code === code);
     expect(found, JSON.stringify(entry?.notices)).toMatchObject({ code, location: c.location });
     expect(found?.message.length).toBeGreaterThan(0);
+    // The coverage of the report counts it as the behaviour `notice.<code>`.
+    expect(entry?.behaviours).toContain(`notice.${code}`);
 
     const listed = await t.http.get('/__admin/notices');
     expect(listed.status).toBe(200);

@@ -176,6 +176,7 @@ describe('the memory budget', () => {
       outcome: 'completed',
       violations: [{ location: 'path', message: 'Route not found' }],
       notices: [notice('nonApiPath', 'path', 'a notice too')],
+      behaviours: ['error.routeNotFound', 'notice.nonApiPath'],
     });
     for (let i = 0; i < 500; i++) journal.record(record(i));
     // 500 violating requests with 4 KB of headers each: 2 MB if every finding were kept.

@@ -12,6 +12,8 @@ const DEFAULT_REQUESTS_PAGE = 100;
 /** In that listing, bodies and responses longer than this are shown as the start of their text. */
 const LISTED_BODY_BYTES = 4096;
 
+import { buildReport, type ReportFormat } from '../../harness/report.js';
+import { renderReport, reportMediaType } from '../../harness/report-formats.js';
 import { type SessionRegistry, sessionPath } from '../../harness/sessions.js';
 import { mergeSettings } from '../../harness/settings-input.js';
 
@@ -27,6 +29,8 @@ export interface AdminContext {
   sessions: SessionRegistry;
   /** The server's memory budget, reported by the root's health call. */
   memory?: MemoryBudget;
+  /** The vendor operations of the spec, which reports list exercised or not. */
+  operationIds: readonly string[];
 }
 
 const done = { status: 200, body: { success: true } } as const;
@@ -37,12 +41,12 @@ function originOf(context: OperationContext<Instance>): string {
   return id === undefined ? context.baseUrl : context.baseUrl.slice(0, -sessionPath(id).length);
 }
 
-function clockOf(instance: Instance) {
-  const { clock } = instance.fake;
-  return { now: clock.nowSeconds(), offsetSeconds: Math.round(clock.offsetSeconds()) };
-}
-
-export function createAdminHandlers({ root, sessions, memory }: AdminContext): HandlerTable<Instance> {
+export function createAdminHandlers({
+  root,
+  sessions,
+  memory,
+  operationIds,
+}: AdminContext): HandlerTable<Instance> {
   return {
     getHealth: (context) => ({ status: 200, body: healthOf(context.instance, memory) }),
 
@@ -97,6 +101,22 @@ export function createAdminHandlers({ root, sessions, memory }: AdminContext): H
       const { journal } = context.instance;
       await journal.settled();
       return { status: 200, body: { notices: journal.notices() } };
+    },
+
+    getReport: async (context) => {
+      await context.instance.journal.settled();
+      const format = (context.request.query.format as ReportFormat | undefined) ?? 'json';
+      const report = buildReport(context.instance, operationIds);
+      if (format === 'json') return { status: 200, body: report };
+      const text = renderReport(report, format);
+      if (format === 'ctrf')
+        return { status: 200, body: JSON.parse(text), json: { text, bytes: Buffer.byteLength(text) } };
+      return { status: 200, body: text, text: { text, mediaType: reportMediaType(format) } };
+    },
+
+    clearReport: (context) => {
+      context.instance.coverage.clear();
+      return done;
     },
 
     createFault: (context) => {

@@ -1,6 +1,6 @@
 import type { HandlerTable, OperationContext, OperationHandler } from '../../contract/operation-handler.js';
 import type { ListQuery, PageQuery, Principal } from '../../domain/fake.js';
-import { isDocumentedType } from '../../domain/list-query.js';
+import { isDocumentedType, pageWindow } from '../../domain/list-query.js';
 import { ApiError } from '../../errors.js';
 import type { Instance } from '../../harness/instance.js';
 import { notice } from '../../notices.js';
@@ -73,22 +73,39 @@ function listQueryOf(context: OperationContext<Instance>): ListQuery {
   return query;
 }
 
+/**
+ * What a list page tells of the behaviours a client met: an empty first page, a page past the
+ * end, a short last page (the handler alone knows the page it answered).
+ */
+function pageFacts(context: OperationContext<Instance>, q: PageQuery, rows: number): string[] | undefined {
+  const { pageNum, perPage } = pageWindow(q, context.instance.fake.settings);
+  if (rows === 0) return [pageNum > 1 ? 'pagePastEnd' : 'emptyList'];
+  return rows < perPage ? ['shortLastPage'] : undefined;
+}
+
 /** GET /api/v2/documents and its live twin /api/v2/documents/all. */
 const listDocuments: OperationHandler<Instance> = (context) => {
-  const results = context.instance.fake.listDocuments(principalOf(context), listQueryOf(context));
+  const query = listQueryOf(context);
+  const results = context.instance.fake.listDocuments(principalOf(context), query);
   // Rows are frozen, made once per stored document (see `toSummary`): the sender keeps their texts.
   return {
     status: 200,
     body: { success: true, apiRequestUid: context.requestId, description: LIST_DESCRIPTION, results },
+    facts: pageFacts(context, query, results.length),
   };
 };
 
 /** The batch calls: the domain plans and applies, the notices go to the journal. */
 function batch(mode: 'replace' | 'merge' | 'create'): OperationHandler<Instance> {
   return (context) => {
-    const { notices } = context.instance.fake.batchUpdate(principalOf(context), context.request.body, mode);
+    const { notices, created } = context.instance.fake.batchUpdate(
+      principalOf(context),
+      context.request.body,
+      mode,
+    );
     for (const notice of notices) context.notice(notice);
-    return { status: 200, body: { success: mode === 'replace' ? true : patchSuccess(context) } };
+    const body = { success: mode === 'replace' ? true : patchSuccess(context) };
+    return { status: 200, body, facts: created.length > 0 ? ['batchCreate'] : undefined };
   };
 }
 
@@ -115,7 +132,8 @@ export const vendorHandlers: HandlerTable<Instance> = {
     };
     notePaging(context, page);
     const results = context.instance.fake.listClients(principalOf(context), page);
-    return { status: 200, body: { success: true, apiRequestUid: context.requestId, results } };
+    const body = { success: true, apiRequestUid: context.requestId, results };
+    return { status: 200, body, facts: pageFacts(context, page, results.length) };
   },
 
   getDocument: (context) => {
@@ -136,13 +154,14 @@ export const vendorHandlers: HandlerTable<Instance> = {
 
   patchDocument: (context) => {
     const documentId = String(context.request.params.documentId);
-    const notices = context.instance.fake.patchDocument(
+    const { notices, clearedFields } = context.instance.fake.patchDocument(
       principalOf(context),
       documentId,
       context.request.body as Record<string, unknown>,
     );
     for (const notice of notices) context.notice(notice);
-    return { status: 200, body: { success: patchSuccess(context) } };
+    const facts = clearedFields.length > 0 ? ['patchClearsOmittedFields'] : undefined;
+    return { status: 200, body: { success: patchSuccess(context) }, facts };
   },
 
   replaceDocuments: batch('replace'),

@@ -1,0 +1,210 @@
+import { createRequire } from 'node:module';
+import { ReportBuilder, type Test } from 'ctrf';
+import type { Builder } from 'junit-report-builder';
+import type { FindingRecord } from './coverage.js';
+import type { Report, ReportFormat } from './report.js';
+
+/**
+ * A report in the formats CI systems read (docs/reports.md):
+ * - JUnit XML (junit-report-builder): one suite per vendor operation; each violation a failing
+ *   test case named after the request and the location, its message and the request in the
+ *   failure; each notice a skipped case (CI shows it, never fails on it) with what to do instead
+ *   in its output; an operation with no finding one passing case. A last suite, "behaviour
+ *   coverage", has one case per behaviour: passed when exercised, skipped (with how to) when not.
+ * - CTRF JSON (the CTRF project's `ctrf` package): the same cases as CTRF tests.
+ * - Markdown for `$GITHUB_STEP_SUMMARY` or a pull-request comment.
+ * - JSON: the report as it is.
+ */
+
+export const TOOL_NAME = 'passportal-docs-fake';
+
+/**
+ * The package is CommonJS whose `module.exports` is the builder, while its types declare an ES
+ * default export: required as what it is at run time.
+ */
+const junit = createRequire(import.meta.url)('junit-report-builder') as Builder;
+
+/** One case of the verdict, in the order both test formats list them. */
+interface Case {
+  suite: string;
+  name: string;
+  status: 'passed' | 'failed' | 'skipped';
+  message?: string;
+  /** Longer text: the request and every violation, or the notices, or how to exercise. */
+  detail?: string;
+}
+
+const OTHER_SUITE = 'outside the operations';
+
+function requestLine(f: FindingRecord): string {
+  return `#${f.requestId} ${f.method} ${f.path} -> ${f.status ?? 'no answer'}`;
+}
+
+function casesOf(report: Report): Case[] {
+  const cases: Case[] = [];
+  const suites = [...report.operations.map((o) => o.operationId), OTHER_SUITE];
+  const suiteOf = (f: FindingRecord): string =>
+    f.operationId && report.operations.some((o) => o.operationId === f.operationId)
+      ? f.operationId
+      : OTHER_SUITE;
+  for (const suite of suites) {
+    const violating = report.violations.filter((f) => suiteOf(f) === suite);
+    const noticed = report.notices.filter((f) => suiteOf(f) === suite);
+    for (const f of violating) {
+      for (const v of f.violations) {
+        cases.push({
+          suite,
+          name: `${requestLine(f)}: ${v.location}`,
+          status: 'failed',
+          message: `${v.location}: ${v.message}`,
+          detail: [requestLine(f), ...f.violations.map((w) => `  ${w.location}: ${w.message}`)].join('\n'),
+        });
+      }
+    }
+    for (const f of noticed) {
+      for (const n of f.notices) {
+        cases.push({
+          suite,
+          name: `notice ${n.code} ${requestLine(f)}: ${n.location}`,
+          status: 'skipped',
+          message: `${n.location}: ${n.message}`,
+          detail: `${requestLine(f)}\n  notice ${n.code} at ${n.location}: ${n.message}`,
+        });
+      }
+    }
+    if (violating.length === 0 && suite !== OTHER_SUITE) {
+      const count = report.operations.find((o) => o.operationId === suite)?.count ?? 0;
+      cases.push({
+        suite,
+        name: 'no contract violations',
+        status: count > 0 ? 'passed' : 'skipped',
+        message: count > 0 ? `${count} requests` : 'never called',
+      });
+    }
+  }
+  for (const b of report.behaviours) {
+    const gap = report.neverExercised.find((n) => n.id === b.id);
+    cases.push({
+      suite: 'behaviour coverage',
+      name: b.id,
+      status: gap ? 'skipped' : 'passed',
+      message: gap ? `never exercised: ${gap.how}` : `exercised by ${b.count} requests`,
+      detail: gap ? `${gap.meaning}\nwhy: ${gap.why}\nhow: ${gap.how}` : `requests: ${b.requests.join(', ')}`,
+    });
+  }
+  return cases;
+}
+
+function renderJunit(report: Report): string {
+  const builder = junit.newBuilder().name(`${TOOL_NAME} ${report.instance}`);
+  const suites = new Map<string, ReturnType<typeof builder.testSuite>>();
+  for (const c of casesOf(report)) {
+    let suite = suites.get(c.suite);
+    if (!suite) {
+      suite = builder.testSuite().name(c.suite);
+      suites.set(c.suite, suite);
+    }
+    const test = suite.testCase().className(`${TOOL_NAME}.${c.suite}`).name(c.name).time(0);
+    if (c.status === 'failed') test.failure(c.message, 'contract violation').stacktrace(c.detail);
+    else if (c.status === 'skipped')
+      test.skipped().standardOutput([c.message, c.detail].filter(Boolean).join('\n'));
+    else if (c.detail) test.standardOutput(c.detail);
+  }
+  return builder.build();
+}
+
+function renderCtrf(report: Report): string {
+  const tests: Test[] = casesOf(report).map((c) => ({
+    name: `${c.suite} › ${c.name}`,
+    status: c.status,
+    duration: 0,
+    suite: [c.suite],
+    ...(c.message ? { message: c.message } : {}),
+    ...(c.detail ? { trace: c.detail } : {}),
+  }));
+  const built = new ReportBuilder()
+    .tool({ name: TOOL_NAME })
+    .generatedBy(TOOL_NAME)
+    .timestamp(report.generatedAt)
+    .addTests(tests)
+    .extra({ instance: report.instance, requests: report.requests, coverage: report.coverage })
+    .build();
+  return `${JSON.stringify(built, null, 2)}\n`;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** Markdown table cells: no pipes or line breaks from messages. */
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+function renderMarkdown(report: Report): string {
+  const { coverage, requests } = report;
+  const lines: string[] = [`## Passportal fake: ${report.instance}`, ''];
+  const verdict =
+    report.violations.length === 0
+      ? '✅ no contract violations'
+      : `❌ ${plural(report.violations.length, 'request')} broke the contract`;
+  lines.push(
+    `${verdict}; ${plural(report.notices.length, 'request')} with notices; ` +
+      `behaviours exercised: **${coverage.behaviours.exercised}/${coverage.behaviours.total} (${coverage.behaviours.percent}%)**; ` +
+      `operations: ${coverage.operations.exercised}/${coverage.operations.total}.`,
+    '',
+    `${plural(requests.total, 'request')} since ${report.since}` +
+      (requests.noLongerHeld > 0 ? `; the journal no longer holds ${requests.noLongerHeld} of them` : '') +
+      (report.findingsDropped > 0 ? `; ${report.findingsDropped} older findings are no longer listed` : '') +
+      '.',
+    '',
+  );
+  if (report.violations.length > 0) {
+    lines.push('### Violations', '', '| request | location | message |', '|---|---|---|');
+    for (const f of report.violations)
+      for (const v of f.violations)
+        lines.push(`| ${cell(requestLine(f))} | ${cell(v.location)} | ${cell(v.message)} |`);
+    lines.push('');
+  }
+  if (report.notices.length > 0) {
+    lines.push('### Notices', '', '| request | code | location | message |', '|---|---|---|---|');
+    for (const f of report.notices)
+      for (const n of f.notices)
+        lines.push(`| ${cell(requestLine(f))} | ${n.code} | ${cell(n.location)} | ${cell(n.message)} |`);
+    lines.push('');
+  }
+  lines.push('### Operations', '', '| operation | requests |', '|---|---|');
+  for (const o of report.operations)
+    lines.push(`| ${o.operationId} | ${o.count === 0 ? '**never**' : o.count} |`);
+  lines.push('');
+  if (report.neverExercised.length > 0) {
+    lines.push(
+      '### Never exercised (most likely to break a client first)',
+      '',
+      '| behaviour | likelihood | how to exercise it |',
+      '|---|---|---|',
+    );
+    for (const n of report.neverExercised) lines.push(`| \`${n.id}\` | ${n.likelihood}/5 | ${cell(n.how)} |`);
+    lines.push('');
+  }
+  lines.push('<details><summary>Behaviours exercised</summary>', '', '| behaviour | requests |', '|---|---|');
+  for (const b of report.behaviours) if (b.count > 0) lines.push(`| \`${b.id}\` | ${b.count} |`);
+  lines.push('', '</details>', '');
+  return lines.join('\n');
+}
+
+/** The report as text in `format`. */
+export function renderReport(report: Report, format: ReportFormat): string {
+  switch (format) {
+    case 'junit':
+      return renderJunit(report);
+    case 'ctrf':
+      return renderCtrf(report);
+    case 'markdown':
+      return renderMarkdown(report);
+    default:
+      return `${JSON.stringify(report, null, 2)}\n`;
+  }
+}
+
+/** The media type of a format's text. */
+export function reportMediaType(format: ReportFormat): string {
+  if (format === 'junit') return 'application/xml; charset=utf-8';
+  if (format === 'markdown') return 'text/markdown; charset=utf-8';
+  return 'application/json; charset=utf-8';
+}

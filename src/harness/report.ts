@@ -1,0 +1,114 @@
+import { BEHAVIOURS, type Behaviour, type BehaviourGroup } from './behaviours.js';
+import type { FindingRecord } from './coverage.js';
+import type { Instance } from './instance.js';
+
+/**
+ * The verdict of one instance (the root or a session: each holds only its own requests) after a
+ * suite: its findings (violations, notices) and its coverage of the vendor's operations and
+ * behaviours. Plain data (the JSON format); `report-formats.ts` renders it as JUnit XML, CTRF JSON
+ * and Markdown. Built from the instance's `Coverage` tally, which survives resets.
+ */
+
+export const REPORT_FORMATS = ['json', 'junit', 'ctrf', 'markdown'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export interface BehaviourCoverage {
+  id: string;
+  group: BehaviourGroup;
+  meaning: string;
+  likelihood: Behaviour['likelihood'];
+  count: number;
+  /** The newest request ids that exercised it (journal ids; the journal may no longer hold old ones). */
+  requests: number[];
+}
+
+export interface NeverExercised {
+  id: string;
+  group: BehaviourGroup;
+  likelihood: Behaviour['likelihood'];
+  meaning: string;
+  why: string;
+  /** How to exercise it with the fake. */
+  how: string;
+}
+
+export interface Report {
+  /** `root`, or `session <id>`. */
+  instance: string;
+  generatedAt: string;
+  /** When the tally started: the instance's creation, or the last `DELETE /__admin/report`. */
+  since: string;
+  requests: {
+    /** Requests served since then. */
+    total: number;
+    /** Of those, how many the journal still holds. */
+    held: number;
+    /** How many the journal no longer holds (dropped for its bounds, or cleared by a reset). */
+    noLongerHeld: number;
+  };
+  /** Findings no longer listed: the report keeps as many as the journal's entry limit. */
+  findingsDropped: number;
+  /** The requests that broke the contract, oldest first. */
+  violations: FindingRecord[];
+  /** The requests that relied on something the documentation does not promise. */
+  notices: FindingRecord[];
+  operations: { operationId: string; count: number }[];
+  behaviours: BehaviourCoverage[];
+  coverage: {
+    operations: { exercised: number; total: number };
+    /** Behaviours exercised, of the catalogue. */
+    behaviours: { exercised: number; total: number; percent: number };
+  };
+  /** The behaviours never exercised, most likely to break a client in production first. */
+  neverExercised: NeverExercised[];
+}
+
+/**
+ * The report of `instance`. `operationIds`: the vendor operations of the spec (the admin API's
+ * are not the client's), listed exercised or not.
+ */
+export function buildReport(instance: Instance, operationIds: readonly string[]): Report {
+  const { coverage, journal } = instance;
+  const first = coverage.firstRequestId;
+  const held = first === undefined ? 0 : journal.list({ since: first - 1 }).length;
+  const behaviours: BehaviourCoverage[] = BEHAVIOURS.map((b) => {
+    const tally = coverage.behaviours.get(b.id);
+    return {
+      id: b.id,
+      group: b.group,
+      meaning: b.meaning,
+      likelihood: b.likelihood,
+      count: tally?.count ?? 0,
+      requests: tally ? [...tally.requests] : [],
+    };
+  });
+  const exercised = behaviours.filter((b) => b.count > 0).length;
+  const neverExercised = BEHAVIOURS.filter((b) => !coverage.behaviours.has(b.id))
+    // Stable: equally likely ones keep catalogue order.
+    .sort((a, b) => b.likelihood - a.likelihood)
+    .map(({ id, group, likelihood, meaning, why, how }) => ({ id, group, likelihood, meaning, why, how }));
+  const operations = operationIds.map((operationId) => ({
+    operationId,
+    count: coverage.operations.get(operationId) ?? 0,
+  }));
+  return {
+    instance: instance.id === undefined ? 'root' : `session ${instance.id}`,
+    generatedAt: new Date().toISOString(),
+    since: new Date(coverage.since).toISOString(),
+    requests: { total: coverage.requests, held, noLongerHeld: coverage.requests - held },
+    findingsDropped: coverage.findingsDropped,
+    violations: coverage.violations(),
+    notices: coverage.notices(),
+    operations,
+    behaviours,
+    coverage: {
+      operations: { exercised: operations.filter((o) => o.count > 0).length, total: operations.length },
+      behaviours: {
+        exercised,
+        total: behaviours.length,
+        percent: behaviours.length === 0 ? 100 : Math.floor((exercised * 1000) / behaviours.length) / 10,
+      },
+    },
+    neverExercised,
+  };
+}

@@ -1,0 +1,269 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parse as parseJunit, type TestSuites } from 'junit2json';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAdminClient } from '../../src/client/admin-client.js';
+import { runReportCommand } from '../../src/commands/report.js';
+import { computeHash } from '../../src/domain/tokens.js';
+import { BEHAVIOUR_IDS } from '../../src/harness/behaviours.js';
+import type { Report } from '../../src/harness/report.js';
+import type { MockServer, MockSession } from '../../src/index.js';
+import { runCli } from '../support/run-cli.js';
+import { ACME_KEY, createTestServer, type TestServer, textEntry } from '../support/test-server.js';
+
+/**
+ * The reports a CI step reads after a suite: a small client suite meets some behaviours and not
+ * others in its own session; the report lists exactly those as exercised and the rest as never,
+ * its JUnit XML validates against a JUnit schema (xmllint) and reads back through a JUnit reader,
+ * its CTRF JSON validates against the CTRF project's schema, and the `report` command's gates exit
+ * as documented (docs/reports.md).
+ */
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const JUNIT_XSD = fileURLToPath(new URL('../fixtures/junit/junit.xsd', import.meta.url));
+const CTRF_SCHEMA = fileURLToPath(
+  new URL('../../node_modules/ctrf/src/ctrf-schema-0.0.json', import.meta.url),
+);
+
+/** What the small suite below meets, and nothing else. */
+const MET = ['tokenIssued', 'shortLastPage', 'error.unknownDetailKeys', 'notice.pageNumOmitted'];
+
+/** A client suite as a team would write it: a token, a list, a read, and a PATCH with a typo. */
+async function runSmallSuite(base: string): Promise<void> {
+  const content = 'suite';
+  const token = await fetch(`${base}/api/v2/auth/client_token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-key': ACME_KEY.keyId,
+      'x-hash': computeHash(ACME_KEY.secret, content),
+    },
+    body: JSON.stringify({ scope: 'docs_api', content }),
+  }).then((r) => r.json() as Promise<{ access_token: string }>);
+  const headers = { 'x-access-token': token.access_token, 'content-type': 'application/json' };
+  // No pageNum: a notice. ACME has fewer than 100 documents: a short last page.
+  expect((await fetch(`${base}/api/v2/documents?resultsPerPage=100`, { headers })).status).toBe(200);
+  // A detail key the template lacks: a violation (400).
+  const patched = await fetch(`${base}/api/v2/documents/101101`, {
+    method: 'PATCH',
+    headers,
+    body: JSON.stringify({ name: textEntry('Name', 'Dundee'), colour: textEntry('Colour', 'red') }),
+  });
+  expect(patched.status).toBe(400);
+}
+
+/** The command in process (what the CLI dispatches `report` to), its output captured. */
+async function report(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    const code = await runReportCommand(args, {});
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+let t: TestServer;
+let mock: MockServer;
+let url: string;
+let session: MockSession;
+
+beforeAll(async () => {
+  t = await createTestServer();
+  mock = t.mock;
+  url = await mock.listen(0, '127.0.0.1');
+  session = await mock.session();
+  await runSmallSuite(session.baseUrl);
+});
+afterAll(async () => {
+  await mock.close();
+});
+
+describe('the report of a session after a small client suite', () => {
+  it('lists exactly what the suite met as exercised, the rest as never exercised, most likely first', async () => {
+    const report = await session.report();
+    const exercised = report.behaviours.filter((b) => b.count > 0).map((b) => b.id);
+    expect(exercised.sort()).toEqual([...MET].sort());
+    expect(report.neverExercised.map((n) => n.id).sort()).toEqual(
+      BEHAVIOUR_IDS.filter((id) => !MET.includes(id)).sort(),
+    );
+    const likelihoods = report.neverExercised.map((n) => n.likelihood);
+    expect(likelihoods).toEqual([...likelihoods].sort((a, b) => b - a));
+    for (const gap of report.neverExercised) expect(gap.how.length).toBeGreaterThan(10);
+    expect(report.coverage.behaviours).toEqual({
+      exercised: MET.length,
+      total: BEHAVIOUR_IDS.length,
+      percent: Math.floor((MET.length * 1000) / BEHAVIOUR_IDS.length) / 10,
+    });
+    expect(report.operations.filter((o) => o.count > 0)).toEqual([
+      { operationId: 'createClientToken', count: 1 },
+      { operationId: 'listDocuments', count: 1 },
+      { operationId: 'patchDocument', count: 1 },
+    ]);
+    expect(report.violations).toHaveLength(1);
+    expect(report.violations[0]).toMatchObject({
+      method: 'PATCH',
+      path: '/api/v2/documents/101101',
+      status: 400,
+    });
+    expect(report.notices.flatMap((f) => f.notices.map((n) => n.code))).toEqual(['pageNumOmitted']);
+    expect(report.requests).toEqual({ total: 3, held: 3, noLongerHeld: 0 });
+    // Each exercised behaviour links to the requests that exercised it.
+    const journal = await session.requests();
+    const patchId = journal.find((e) => e.method === 'PATCH')?.id;
+    expect(report.behaviours.find((b) => b.id === 'error.unknownDetailKeys')?.requests).toEqual([patchId]);
+  });
+
+  it('holds only its own requests: the root saw none of them, and the admin API answers the same', async () => {
+    const root = await mock.report();
+    expect(root.instance).toBe('root');
+    expect(root.requests.total).toBe(0);
+    expect(root.behaviours.every((b) => b.count === 0)).toBe(true);
+    const overHttp = (await createAdminClient(session.baseUrl).report()) as Report;
+    expect(overHttp.instance).toBe(`session ${session.id}`);
+    expect(overHttp.coverage).toEqual((await session.report()).coverage);
+  });
+
+  it('writes JUnit XML that validates against a JUnit schema and reads back with each violation a named failing case', async () => {
+    const xml = await session.report('junit');
+    const dir = mkdtempSync(join(tmpdir(), 'fake-junit-'));
+    const file = join(dir, 'report.xml');
+    writeFileSync(file, xml);
+    // xmllint (Debian's libxml2-utils) is the consumer CI systems' schema checks use.
+    const out = execFileSync('xmllint', ['--noout', '--schema', JUNIT_XSD, file], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
+    expect(out).toBe('');
+
+    const parsed = (await parseJunit(xml)) as TestSuites;
+    const suites = parsed.testsuite ?? [];
+    const patchSuite = suites.find((s) => s.name === 'patchDocument');
+    const failing = patchSuite?.testcase?.filter((c) => (c.failure?.length ?? 0) > 0) ?? [];
+    expect(failing).toHaveLength(1);
+    expect(failing[0]?.name).toMatch(/^#\d+ PATCH \/api\/v2\/documents\/101101 -> 400: /);
+    expect(failing[0]?.failure?.[0]?.message).toContain('colour');
+    expect(failing[0]?.failure?.[0]?.inner).toContain('PATCH /api/v2/documents/101101');
+    // The notice is a skipped case of its operation, saying what to do instead.
+    const listSuite = suites.find((s) => s.name === 'listDocuments');
+    const noticed = listSuite?.testcase?.find((c) => c.name?.startsWith('notice pageNumOmitted'));
+    expect(noticed?.skipped).toBeDefined();
+    expect(noticed?.['system-out']?.join('')).toContain('pageNum');
+    expect(parsed.failures).toBe(1);
+    // Coverage: one case per behaviour, passed when exercised.
+    const coverage = suites.find((s) => s.name === 'behaviour coverage');
+    expect(coverage?.testcase).toHaveLength(BEHAVIOUR_IDS.length);
+    const passed = coverage?.testcase?.filter((c) => c.skipped === undefined).map((c) => c.name);
+    expect(passed?.sort()).toEqual([...MET].sort());
+  });
+
+  it('writes CTRF JSON that validates against the CTRF schema', async () => {
+    const ctrf = JSON.parse(await session.report('ctrf')) as {
+      results: { summary: { failed: number; tests: number }; tests: Array<{ name: string; status: string }> };
+    };
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync(CTRF_SCHEMA, 'utf8')) as object);
+    expect(validate(ctrf), JSON.stringify(validate.errors)).toBe(true);
+    expect(ctrf.results.summary.failed).toBe(1);
+    expect(
+      ctrf.results.tests.filter((c) => c.status === 'passed' && c.name.startsWith('behaviour coverage')),
+    ).toHaveLength(MET.length);
+  });
+
+  it('writes Markdown for the job summary with the violation, the notice and the never-exercised list', async () => {
+    const md = await session.report('markdown');
+    expect(md).toContain('❌ 1 request broke the contract');
+    expect(md).toMatch(/\| #\d+ PATCH \/api\/v2\/documents\/101101 -> 400 \| /);
+    expect(md).toContain('| `tokenExpired` | 5/5 |');
+    expect(md).toContain(`behaviours exercised: **${MET.length}/${BEHAVIOUR_IDS.length}`);
+  });
+});
+
+describe('the report command', () => {
+  it('run from the command line, exits 1 on violations by default, naming the gate, and writes the report to --out', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'fake-report-')), 'report.xml');
+    const run = await runCli(['report', '--url', session.baseUrl, '--format', 'junit', '--out', out]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('gate failed: --fail-on violations: 1 request broke the contract');
+    expect(readFileSync(out, 'utf8')).toContain('<testsuites');
+  });
+
+  it('exits 0 with --fail-on none, 1 with --fail-on notices or an unmet --min-coverage, and prints Markdown by default', async () => {
+    const none = await report(['--url', session.baseUrl, '--fail-on', 'none']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toContain('## Passportal fake: session');
+    const notices = await report(['--url', session.baseUrl, '--fail-on', 'notices']);
+    expect(notices.code).toBe(1);
+    expect(notices.stderr).toContain(
+      'gate failed: --fail-on notices: 1 request relied on something undocumented',
+    );
+    const coverage = await report(['--url', session.baseUrl, '--fail-on', 'none', '--min-coverage', '50']);
+    expect(coverage.code).toBe(1);
+    expect(coverage.stderr).toMatch(/gate failed: --min-coverage 50: behaviours exercised 4\/\d+/);
+    const met = await report(['--url', session.baseUrl, '--fail-on', 'none', '--min-coverage', '1']);
+    expect(met.code).toBe(0);
+    // The root has no findings: the default gate passes.
+    const root = await report(['--url', url, '--format', 'json']);
+    expect(root.code, root.stderr).toBe(0);
+    expect((JSON.parse(root.stdout) as Report).instance).toBe('root');
+  });
+
+  it('exits 2 on a usage error or when no report can be had', async () => {
+    const badFormat = await report(['--url', url, '--format', 'html']);
+    expect(badFormat.code).toBe(2);
+    expect(badFormat.stderr).toContain('--format');
+    const noUrl = await runCli(['report']);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain('--url');
+    const badCoverage = await report(['--url', url, '--min-coverage', '120']);
+    expect(badCoverage.code).toBe(2);
+    const unknownSession = await report(['--url', `${url}/sessions/nobody`]);
+    expect(unknownSession.code).toBe(2);
+    expect(unknownSession.stderr).toContain('Session not found');
+  });
+});
+
+describe('what a report covers', () => {
+  it('survives resets (one report for a suite that resets before each test) and starts afresh on DELETE /__admin/report', async () => {
+    const s = await mock.session();
+    await runSmallSuite(s.baseUrl);
+    s.reset();
+    await runSmallSuite(s.baseUrl);
+    const report = await s.report();
+    expect(report.requests.total).toBe(6);
+    // The reset cleared the journal: the first suite's requests are no longer held.
+    expect(report.requests.noLongerHeld).toBe(3);
+    expect(report.violations).toHaveLength(2);
+    const cleared = await fetch(`${s.baseUrl}/__admin/report`, { method: 'DELETE' });
+    expect(cleared.status).toBe(200);
+    expect((await s.report()).requests.total).toBe(0);
+  });
+
+  it('over a full journal says how many requests it no longer holds, with exact counts', async () => {
+    const small = await createTestServer({ journalLimit: 5 });
+    const token = await small.token();
+    for (let i = 0; i < 11; i++)
+      await small.http.get('/api/v2/documents?pageNum=1').set('x-access-token', token);
+    const report = await small.mock.report();
+    expect(report.requests).toEqual({ total: 12, held: 5, noLongerHeld: 7 });
+    expect(report.behaviours.find((b) => b.id === 'shortLastPage')?.count).toBe(11);
+    expect(await small.mock.report('markdown')).toContain('the journal no longer holds 7 of them');
+    await small.mock.close();
+  });
+});

@@ -171,6 +171,14 @@ describe('check-live against a stand-in with other decisions', () => {
     for (const text of [...written, run.stdout, run.stderr]) {
       for (const secret of [key().keyId, key().secret, ...issued]) expect(text).not.toContain(secret);
     }
+    // Shapes and counts only: no label, description or client name of the tenant's documents.
+    const snapshot = live.mock.root.fake.snapshot();
+    const contents = [
+      ...snapshot.documents.flatMap((d) => [d.label, d.description]),
+      ...snapshot.clients.map((c) => c.name),
+    ].filter((t) => t.length >= 6);
+    expect(contents.length).toBeGreaterThan(100);
+    for (const text of written) for (const content of contents) expect(text).not.toContain(content);
   }, 120_000);
 
   it('the fragment loaded into a fresh fake turns every contradiction a setting covers into a confirmation', async () => {
@@ -197,6 +205,56 @@ describe('check-live against a stand-in with other decisions', () => {
       $schema: './node_modules/passportal-docs-fake/spec/config.schema.json',
     });
   }, 120_000);
+});
+
+describe('check-live --allow-writes', () => {
+  it('writes only to the named document, leaves it as it was, and reads the PATCH answer', async () => {
+    live.mock.settings({ successLiterals: 'boolean' });
+    const documentId = 101101;
+    const before = live.mock.root.fake.snapshot().documents.find((d) => d.id === documentId);
+    const out = join(scratch, 'writes');
+    const run = await runCli(
+      [
+        'check-live',
+        '--base',
+        VENDOR,
+        '--out',
+        out,
+        '--rate',
+        '50',
+        '--config',
+        emptyConfig,
+        '--allow-writes',
+        String(documentId),
+      ],
+      liveEnv(),
+    );
+    expect(run.code).toBe(0);
+    const ledger = readLedger(out);
+    expect(ledger.readOnly).toBe(false);
+    expect(ledger.probes.find((p) => p.id === 'patch-success-literal')).toMatchObject({
+      outcome: 'contradicted',
+      live: { status: 200, success: 'boolean' },
+      fake: { status: 200, success: 'string' },
+      fix: { setting: 'successLiterals', value: 'boolean' },
+    });
+    const writes = (await live.mock.requests()).filter(
+      (e) => e.method !== 'GET' && e.path !== '/api/v2/auth/client_token',
+    );
+    expect(writes.map((e) => `${e.method} ${e.path}`)).toEqual([`PATCH /api/v2/documents/${documentId}`]);
+    const after = live.mock.root.fake.snapshot().documents.find((d) => d.id === documentId);
+    expect(after?.details).toEqual(before?.details);
+    live.mock.settings({ successLiterals: 'contract' });
+  }, 120_000);
+
+  it('refuses a --allow-writes that is not a document id', async () => {
+    const run = await runCli(
+      ['check-live', '--base', VENDOR, '--out', join(scratch, 'badwrite'), '--allow-writes', 'all'],
+      liveEnv(),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--allow-writes takes the id of one document');
+  }, 60_000);
 });
 
 describe('check-live stops with a clear message', () => {

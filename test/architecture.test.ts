@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
  *   contract/          the spec: document, operations, validators, fallback mocker, handler types
  *   domain/            the fake itself: store, queries, writes, tokens, fixtures
  *   tls/               certificates: the local CA, server certificates, the TLS host names
+ *   live/, commands/   check-live and capture: beside the server, which imports neither
  *   config.ts, errors.ts, logger.ts, precompiled-validators.ts   shared by all
  *
  * `ui/` is the browser's code (the inspector, built into dist/ui): it imports nothing of the
@@ -52,6 +53,12 @@ const rules: IForbiddenRuleType[] = [
     severity: 'error',
     from: { path: '^src/ui/' },
     to: { path: '^src/', pathNot: '^src/ui/', dependencyTypesNot: ['type-only'] },
+  },
+  {
+    name: 'live-tools-stand-apart',
+    severity: 'error',
+    from: { path: '^src/(domain|contract|harness|http|tls)/' },
+    to: { path: '^src/(live|commands)/' },
   },
   {
     name: 'server-never-imports-ui',

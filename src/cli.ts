@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { runReportCommand } from './commands/report.js';
 import { ConfigError, OPTION_SPECS, type OptionSpec, type Options } from './config.js';
 import { FixtureError } from './domain/fixtures/fixture-error.js';
 import { createMockServer, type MockServer } from './index.js';
@@ -139,7 +138,10 @@ function logStartup(mock: MockServer, url: string): void {
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (argv[0] === 'report') return runReportCommand(argv.slice(1), env);
+  if (argv[0] === 'report') return (await import('./commands/report.js')).runReportCommand(argv.slice(1), env);
+  if (argv[0] === 'check-live')
+    return (await import('./commands/check-live.js')).checkLive(argv.slice(1), env);
+  if (argv[0] === 'capture') return (await import('./commands/capture.js')).capture(argv.slice(1), env);
   let options: Partial<Options>;
   try {
     options = parseCommandLine(argv, env);

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
  *   contract/          the spec: document, operations, validators, fallback mocker, handler types
  *   domain/            the fake itself: store, queries, writes, tokens, fixtures
  *   tls/               certificates: the local CA, server certificates, the TLS host names
+ *   live/, commands/   check-live, capture and report: beside the server, which imports neither
  *   config.ts, options/, errors.ts, logger.ts, precompiled-validators.ts   shared by all
  *
  * `ui/` is the browser's code (the inspector, built into dist/ui): it imports nothing of the
@@ -76,6 +77,12 @@ const rules: IForbiddenRuleType[] = [
     severity: 'error',
     from: { path: '^src/client/admin-client\\.ts$|^src/harness/no-violations\\.ts$' },
     to: { dependencyTypes: ['core'] },
+  },
+  {
+    name: 'live-tools-stand-apart',
+    severity: 'error',
+    from: { path: '^src/(domain|contract|harness|http|tls)/' },
+    to: { path: '^src/(live|commands)/' },
   },
   {
     name: 'server-never-imports-ui',

@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import {
+  ConfigError,
+  DEFAULT_CONFIG_FILE,
+  type Options,
+  optionsFromConfigText,
+  optionsFromEnv,
+} from '../config.js';
+import type { Credentials } from '../live/api-target.js';
+
+/**
+ * What check-live and capture share on the command line: the key from the environment only,
+ * the base URL, the rate and request bound, the user's fake settings, and progress on a terminal.
+ */
+
+export interface LiveArgs {
+  base: string;
+  out: string;
+  rate: number;
+  maxRequests: number;
+}
+
+const positive = (name: string, min: number) => (raw: string) => {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min)
+    throw new InvalidArgumentError(`${name} must be a number ≥ ${min}`);
+  return value;
+};
+
+/** The options both commands take; `command` adds its own. */
+export function liveCommand(name: string, description: string, maxRequests: number): Command {
+  return new Command(`passportal-docs-fake ${name}`)
+    .description(description)
+    .requiredOption('--base <url>', 'base URL of the live service, e.g. https://us-clover.passportalmsp.com')
+    .requiredOption('--out <dir>', 'folder to write into')
+    .option('--rate <n>', 'most requests a second to the live service', positive('--rate', 0.01), 2)
+    .option(
+      '--max-requests <n>',
+      'most requests to the live service in all',
+      positive('--max-requests', 1),
+      maxRequests,
+    )
+    .addHelpText(
+      'after',
+      '\nThe API key comes from PASSPORTAL_KEY_ID and PASSPORTAL_SECRET only. HTTPS_PROXY, NO_PROXY and\n' +
+        'NODE_EXTRA_CA_CERTS are honoured. Docs: docs/live-check.md.',
+    );
+}
+
+/** Parses argv with commander, or says why not: exit status 2 (usage) or 0 (--help). */
+export function parseLive(
+  command: Command,
+  argv: string[],
+): { opts: Record<string, unknown> } | { exit: number } {
+  command.exitOverride();
+  command.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    command.parse(argv, { from: 'user' });
+  } catch (error) {
+    const code = (error as { exitCode?: number }).exitCode;
+    return { exit: code === 0 ? 0 : 2 };
+  }
+  const opts = command.opts<Record<string, unknown>>();
+  const base = String(opts.base);
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    process.stderr.write(
+      `error: --base ${JSON.stringify(base)} is not a URL; give one like https://us-clover.passportalmsp.com\n`,
+    );
+    return { exit: 2 };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    process.stderr.write(`error: --base must be an http or https URL, not ${url.protocol}\n`);
+    return { exit: 2 };
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '') {
+    process.stderr.write(
+      'error: --base takes no user, password or query: the key comes from PASSPORTAL_KEY_ID and PASSPORTAL_SECRET\n',
+    );
+    return { exit: 2 };
+  }
+  return { opts };
+}
+
+/** The key, from the environment only. */
+export function credentialsFromEnv(env: NodeJS.ProcessEnv): Credentials | undefined {
+  const keyId = env.PASSPORTAL_KEY_ID?.trim();
+  const secret = env.PASSPORTAL_SECRET?.trim();
+  if (!keyId || !secret) {
+    process.stderr.write(
+      'error: set PASSPORTAL_KEY_ID and PASSPORTAL_SECRET to the API key (key ID and secret); the key is never taken from the command line\n',
+    );
+    return undefined;
+  }
+  return { keyId, secret };
+}
+
+/**
+ * The user's fake settings, as the fake's own command reads them: the config file (`--config`,
+ * CONFIG_FILE, or ./passportal-fake.config.json), then the environment over it.
+ */
+export function userFakeOptions(named: string | undefined, env: NodeJS.ProcessEnv): Partial<Options> {
+  const path =
+    named ?? (env.CONFIG_FILE || (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined));
+  let fromFile: Partial<Options> = {};
+  if (path !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new ConfigError(
+        `config file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    fromFile = optionsFromConfigText(text, `config file ${path}`);
+    const fixtures = fromFile.fixtures;
+    if (fixtures !== undefined && !isAbsolute(fixtures))
+      fromFile.fixtures = resolve(dirname(resolve(path)), fixtures);
+  }
+  const options: Partial<Options> = { ...fromFile, ...optionsFromEnv(env) };
+  // The fake beside the live run is in memory, on loopback, quiet, over HTTP.
+  for (const key of ['httpsPort', 'stateFile', 'port', 'host', 'adminToken'] as const) delete options[key];
+  return { ...options, logLevel: 'silent' };
+}
+
+/** Progress on a terminal (stderr): one line rewritten in place; nothing when not a terminal. */
+export function progress(stream: NodeJS.WriteStream = process.stderr) {
+  const started = Date.now();
+  let requests = 0;
+  let doing = '';
+  const draw = () => {
+    if (!stream.isTTY) return;
+    const seconds = Math.max((Date.now() - started) / 1000, 0.001);
+    stream.write(`\r\x1b[K${requests} requests, ${(requests / seconds).toFixed(1)}/s  ${doing}`);
+  };
+  return {
+    request(count: number) {
+      requests = count;
+      draw();
+    },
+    doing(what: string) {
+      doing = what;
+      draw();
+    },
+    done() {
+      if (stream.isTTY) stream.write('\r\x1b[K');
+    },
+  };
+}

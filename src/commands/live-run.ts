@@ -1,13 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import {
-  ConfigError,
-  DEFAULT_CONFIG_FILE,
-  type Options,
-  optionsFromConfigText,
-  optionsFromEnv,
-} from '../config.js';
+import type { Options } from '../config.js';
+import { optionsFromConfigFile } from '../options/config-file.js';
+import { optionsFromEnv } from '../options/env.js';
 import type { Credentials } from '../live/api-target.js';
 
 /**
@@ -104,23 +98,7 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv): Credentials | undefi
  * CONFIG_FILE, or ./passportal-fake.config.json), then the environment over it.
  */
 export function userFakeOptions(named: string | undefined, env: NodeJS.ProcessEnv): Partial<Options> {
-  const path =
-    named ?? (env.CONFIG_FILE || (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined));
-  let fromFile: Partial<Options> = {};
-  if (path !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new ConfigError(
-        `config file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
-    }
-    fromFile = optionsFromConfigText(text, `config file ${path}`);
-    const fixtures = fromFile.fixtures;
-    if (fixtures !== undefined && !isAbsolute(fixtures))
-      fromFile.fixtures = resolve(dirname(resolve(path)), fixtures);
-  }
+  const fromFile = optionsFromConfigFile(named ?? (env.CONFIG_FILE || undefined));
   const options: Partial<Options> = { ...fromFile, ...optionsFromEnv(env) };
   // The fake beside the live run is in memory, on loopback, quiet, over HTTP.
   for (const key of ['httpsPort', 'stateFile', 'port', 'host', 'adminToken'] as const) delete options[key];

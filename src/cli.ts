@@ -138,7 +138,8 @@ function logStartup(mock: MockServer, url: string): void {
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (argv[0] === 'report') return (await import('./commands/report.js')).runReportCommand(argv.slice(1), env);
+  if (argv[0] === 'report')
+    return (await import('./commands/report.js')).runReportCommand(argv.slice(1), env);
   if (argv[0] === 'check-live')
     return (await import('./commands/check-live.js')).checkLive(argv.slice(1), env);
   if (argv[0] === 'capture') return (await import('./commands/capture.js')).capture(argv.slice(1), env);

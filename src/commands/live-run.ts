@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { Options } from '../config.js';
+import type { Credentials } from '../live/api-target.js';
 import { optionsFromConfigFile } from '../options/config-file.js';
 import { optionsFromEnv } from '../options/env.js';
-import type { Credentials } from '../live/api-target.js';
 
 /**
  * What check-live and capture share on the command line: the key from the environment only,

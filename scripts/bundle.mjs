@@ -18,6 +18,11 @@ const LAZY = [
   'ajv-formats',
   // Loaded only when a certificate has to be made (HTTPS on, first start or a new host name).
   'node-forge',
+  // The report writers: ctrf reads its JSON schemas from its own folder, so it must stay there.
+  'ctrf',
+  'junit-report-builder',
+  // check-live and capture reach the live service through undici's proxy agent.
+  'undici',
 ];
 
 // Express, body-parser, send and type-is each get their own copy of the same mime-types and

@@ -71,6 +71,10 @@ export function parseLive(
     process.stderr.write(`error: --base must be an http or https URL, not ${url.protocol}\n`);
     return { exit: 2 };
   }
+  if (url.pathname !== '/') {
+    process.stderr.write(`error: --base is the service's root, without a path: ${url.origin}\n`);
+    return { exit: 2 };
+  }
   if (url.username !== '' || url.password !== '' || url.search !== '') {
     process.stderr.write(
       'error: --base takes no user, password or query: the key comes from PASSPORTAL_KEY_ID and PASSPORTAL_SECRET\n',

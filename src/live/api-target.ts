@@ -163,9 +163,11 @@ export class ApiTarget {
       scope?: string;
       hash?: string;
       omitHash?: boolean;
+      keyId?: string;
     } = {},
   ): Promise<{ answer: Answer; token: string | undefined }> {
-    const { keyId, secret } = this.options.credentials;
+    const { secret } = this.options.credentials;
+    const keyId = variant.keyId ?? this.options.credentials.keyId;
     const content = randomUUID();
     const hex = computeHash(secret, content);
     const hash = variant.hash ?? (variant.upperCaseHash ? hex.toUpperCase() : hex);

@@ -63,6 +63,16 @@ export const TOKEN_PROBES: Probe[] = [
     },
   },
   {
+    id: 'key-unknown',
+    question: 'What does a token call with a key ID the service does not know get?',
+    decision: 'unknown key ID vs wrong hash',
+    sends: 'POST /api/v2/auth/client_token with `x-key` of 64 zeros',
+    run: async (ctx) => {
+      const { status, code } = errorFinding((await ctx.api.tokenCall({ keyId: '0'.repeat(64) })).answer);
+      return { status, code };
+    },
+  },
+  {
     id: 'missing-x-hash',
     question: 'What does a token call without `x-hash` get?',
     decision: 'missing `x-key` or `x-hash`',

@@ -269,6 +269,15 @@ describe('check-live stops with a clear message', () => {
     expect(run.stderr).toContain('PASSPORTAL_KEY_ID and PASSPORTAL_SECRET');
   }, 60_000);
 
+  it('exits 2 for a --base with a path, naming the root to give', async () => {
+    const run = await runCli(
+      ['check-live', '--base', `${VENDOR}/api/v2`, '--out', join(scratch, 'path')],
+      liveEnv(),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`without a path: ${VENDOR}`);
+  }, 60_000);
+
   it('exits 1 when the key is refused, and the ledger says why', async () => {
     const dir = join(scratch, 'refused');
     const run = await runCli(

@@ -13,6 +13,12 @@ import { LRUCache } from 'lru-cache';
 export interface JsonText {
   text: string;
   bytes: number;
+  /**
+   * The pieces `text` was concatenated from, when it was built (`JsonTextBuilder`): texts made
+   * once (rows, details) and short syntax, so keeping them costs a few pointers where keeping
+   * the sent text costs a copy of the whole body.
+   */
+  readonly pieces?: readonly string[];
 }
 
 function toJsonText(value: object): JsonText {
@@ -76,11 +82,13 @@ export class RecentJsonTexts {
 export class JsonTextBuilder implements JsonText {
   text = '';
   bytes = 0;
+  readonly pieces: string[] = [];
 
   /** Appends JSON syntax written in ASCII (braces, commas, quoted keys): one byte a character. */
   ascii(text: string): this {
     this.text += text;
     this.bytes += text.length;
+    this.pieces.push(text);
     return this;
   }
 
@@ -89,6 +97,7 @@ export class JsonTextBuilder implements JsonText {
     const text = JSON.stringify(value);
     this.text += text;
     this.bytes += Buffer.byteLength(text);
+    this.pieces.push(text);
     return this;
   }
 
@@ -96,6 +105,7 @@ export class JsonTextBuilder implements JsonText {
   append(json: JsonText): this {
     this.text += json.text;
     this.bytes += json.bytes;
+    this.pieces.push(json.text);
     return this;
   }
 }

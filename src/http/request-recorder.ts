@@ -61,7 +61,10 @@ function record(res: Response, completed: boolean): void {
     response:
       state.responseText === undefined
         ? undefined
-        : keepBody(state.responseText, 'json', journal.limits.bodyBytes),
+        : keepBody(state.responseText, 'json', journal.limits.bodyBytes, {
+            bytes: state.responseBytes,
+            pieces: state.responsePieces,
+          }),
     notices: noticesOf(state, error),
     operationId: state.operationId,
     fault: state.faultId,

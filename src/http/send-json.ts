@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
+import type { JsonText } from '../contract/json-text.js';
 import { stateOf } from './request-state.js';
 
 /**
@@ -9,11 +10,19 @@ import { stateOf } from './request-state.js';
  * string only to count it. Every JSON answer of the fake goes out here.
  */
 export function sendJson(res: Response, status: number, text: string, bytes = Buffer.byteLength(text)): void {
-  stateOf(res).responseText = text;
+  const state = stateOf(res);
+  state.responseText = text;
+  state.responseBytes = bytes;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', bytes);
   res.writeHead(status);
   res.end(text);
+}
+
+/** `sendJson` for a built text: the journal keeps its pieces rather than a copy of the whole. */
+export function sendJsonText(res: Response, status: number, json: JsonText): void {
+  stateOf(res).responsePieces = json.pieces;
+  sendJson(res, status, json.text, json.bytes);
 }
 
 /**

@@ -14,7 +14,7 @@ import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { addNotice, type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
-import { sendJson, sendJsonStream } from './send-json.js';
+import { sendJson, sendJsonStream, sendJsonText } from './send-json.js';
 
 export interface SpecRouterOptions {
   document: OpenApiDocument;
@@ -159,7 +159,7 @@ function createOperationRun(
       sendJsonStream(res, result.status, result.stream).catch(() => res.destroy());
       return;
     }
-    if (result.json) sendJson(res, result.status, result.json.text, result.json.bytes);
+    if (result.json) sendJsonText(res, result.status, result.json);
     else sendJson(res, result.status, JSON.stringify(result.body) ?? '');
   };
   return (req, res, next, params) => {

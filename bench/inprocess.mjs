@@ -112,7 +112,9 @@ async function second() {
 const modes = { load, reset, second };
 const result = modes[mode] ? await modes[mode]() : undefined;
 if (!result) {
-  process.stderr.write('usage: inprocess.mjs load|reset <fixtures.json> <count> | second <dist/index.js> <count>\n');
+  process.stderr.write(
+    'usage: inprocess.mjs load|reset <fixtures.json> <count> | second <dist/index.js> <count>\n',
+  );
   process.exit(2);
 }
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -23,7 +23,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { tokenRequest, writeBenchData } from './data.mjs';
 import { measure } from './lib/load.mjs';
-import { freePort, HOST, median, memoryOf, request, startProcess, stopProcess, waitFor } from './lib/proc.mjs';
+import {
+  freePort,
+  HOST,
+  median,
+  memoryOf,
+  request,
+  startProcess,
+  stopProcess,
+  waitFor,
+} from './lib/proc.mjs';
 import { measureStartupRatios } from './startup-ratios.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
@@ -119,7 +128,8 @@ async function cpuRows(root, data, tmp, opts) {
         routesFile = join(tmp, 'lightness-routes.json');
         await writeFile(routesFile, JSON.stringify(bodies));
       }
-      for (const op of ['list', 'read', 'patch']) push(cpu.fake, op, await load(fake, op, paths, headers, opts));
+      for (const op of ['list', 'read', 'patch'])
+        push(cpu.fake, op, await load(fake, op, paths, headers, opts));
     } finally {
       await stopProcess(fake.child);
     }

@@ -27,6 +27,7 @@ import {
   waitFor,
 } from './lib/proc.mjs';
 import { evaluateTargets, machineInfo, printReport } from './lib/report.mjs';
+import { measureLightness, printLightness } from './lightness.mjs';
 import { soak } from './soak.mjs';
 import { measureStartupRatios } from './startup-ratios.mjs';
 import { measureStateFile } from './state-file.mjs';
@@ -388,6 +389,9 @@ async function main() {
     const load = await runInProcess(['load', data.files[CONFIG.largeDocuments], String(CONFIG.loadWarmRuns)]);
     const large = await largeSet(data);
     const stateFile = await measureStateFile(data.files[CONFIG.documents], tmp, log);
+    // The lightness table: CPU per request ÷ static Express, the journal's share, peak RSS,
+    // start-up ÷ bare Node, a second instance, the image (bench/lightness.mjs).
+    const lightness = await measureLightness(ROOT, { startupRounds: CONFIG.startupRounds });
 
     const report = {
       timestamp: new Date().toISOString(),
@@ -408,12 +412,14 @@ async function main() {
       load,
       large,
       stateFile,
+      lightness,
       benchSeconds: 0,
     };
     report.targets = evaluateTargets(report);
     report.benchSeconds = Math.round((performance.now() - started) / 1000);
     printReport(report);
     printHttps(report.https);
+    printLightness(report.lightness);
     const dir = join(ROOT, 'bench/results');
     await mkdir(dir, { recursive: true });
     const text = `${JSON.stringify(report, null, 2)}\n`;

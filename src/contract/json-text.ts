@@ -14,6 +14,12 @@ import { LRUCache } from 'lru-cache';
 export interface JsonText {
   text: string;
   bytes: number;
+  /**
+   * The pieces `text` was concatenated from, when it was built (`JsonTextBuilder`): texts made
+   * once (rows, details) and short syntax, so keeping them costs a few pointers where keeping
+   * the sent text costs a copy of the whole body.
+   */
+  readonly pieces?: readonly string[];
 }
 
 /** Where a renderer finds the texts of frozen objects. */
@@ -70,11 +76,13 @@ export class RecentJsonTexts implements JsonTextMemo {
 export class JsonTextBuilder implements JsonText {
   text = '';
   bytes = 0;
+  readonly pieces: string[] = [];
 
   /** Appends JSON syntax written in ASCII (braces, commas): one byte a character. */
   ascii(text: string): this {
     this.text += text;
     this.bytes += text.length;
+    this.pieces.push(text);
     return this;
   }
 
@@ -82,6 +90,7 @@ export class JsonTextBuilder implements JsonText {
   append(json: JsonText): this {
     this.text += json.text;
     this.bytes += json.bytes;
+    this.pieces.push(json.text);
     return this;
   }
 
@@ -90,6 +99,7 @@ export class JsonTextBuilder implements JsonText {
     const { text } = this;
     this.text = '';
     this.bytes = 0;
+    this.pieces.length = 0;
     return text;
   }
 }

@@ -17,10 +17,51 @@ export type BodyMedia = 'json' | 'form' | 'text';
 /** How much of a summarised body is kept, in bytes. */
 export const SUMMARY_HEAD_BYTES = 256;
 
-/** The body as sent (a Buffer or its text), kept whole up to `limit` bytes, else summarised. */
-export function keepBody(sent: Buffer | string, media: BodyMedia, limit: number): KeptBody {
-  const bytes = typeof sent === 'string' ? Buffer.byteLength(sent) : sent.length;
+/**
+ * A text kept as the pieces it was concatenated from (texts made once and shared, such as a list
+ * page's rows): a few pointers instead of a copy of the body. Joined again when it is read.
+ */
+class KeptPieces {
+  readonly kind = 'text';
+  readonly media: BodyMedia;
+  readonly bytes: number;
+  readonly #pieces: readonly string[];
+  /** Its length in UTF-16 code units, as `text.length` (what the budget counts). */
+  readonly length: number;
+
+  constructor(pieces: readonly string[], media: BodyMedia, bytes: number, length: number) {
+    this.#pieces = pieces;
+    this.media = media;
+    this.bytes = bytes;
+    this.length = length;
+  }
+
+  get text(): string {
+    return this.#pieces.join('');
+  }
+}
+
+/** What the sender knows of a text already: its UTF-8 bytes, and the pieces it was built from. */
+export interface SentText {
+  bytes?: number;
+  pieces?: readonly string[] | undefined;
+}
+
+/**
+ * The body as sent (a Buffer or its text), kept whole up to `limit` bytes, else summarised. A
+ * text whose pieces are known is kept as those pieces, and its known byte length is not counted
+ * again.
+ */
+export function keepBody(
+  sent: Buffer | string,
+  media: BodyMedia,
+  limit: number,
+  known: SentText = {},
+): KeptBody {
+  const bytes = typeof sent === 'string' ? (known.bytes ?? Buffer.byteLength(sent)) : sent.length;
   if (bytes <= limit) {
+    if (typeof sent === 'string' && known.pieces)
+      return new KeptPieces(known.pieces, media, bytes, sent.length);
     return { kind: 'text', media, text: typeof sent === 'string' ? sent : sent.toString('utf8'), bytes };
   }
   return summarise(sent, media, bytes);
@@ -46,6 +87,7 @@ export function slimBody(body: KeptBody): KeptBody {
 /** What a kept body costs the journal's budget, in bytes (about what it holds). */
 export function keptBytes(body: KeptBody | undefined): number {
   if (body === undefined) return 0;
+  if (body instanceof KeptPieces) return body.length;
   return body.kind === 'text' ? body.text.length : body.head.length + 96;
 }
 

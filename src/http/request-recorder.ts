@@ -63,7 +63,10 @@ function record(res: Response, completed: boolean): void {
     response:
       state.responseText === undefined
         ? undefined
-        : keepBody(state.responseText, 'json', journal.limits.bodyBytes),
+        : keepBody(state.responseText, 'json', journal.limits.bodyBytes, {
+            bytes: state.responseBytes,
+            pieces: state.responsePieces,
+          }),
     notices,
     behaviours: behavioursOf({
       operationId: state.operationId,

@@ -41,6 +41,10 @@ export class RequestState implements NoticeSink {
   operationId: string | undefined = undefined;
   /** The response body's JSON text as sent, for the journal. */
   responseText: string | undefined = undefined;
+  /** Its length in UTF-8 bytes. */
+  responseBytes = 0;
+  /** The pieces it was built from, when it was built (the journal keeps these, not the text). */
+  responsePieces: readonly string[] | undefined = undefined;
   /** The request body as read (before parsing), for the journal, and how it reads back. */
   rawBody: Buffer | undefined = undefined;
   rawMedia: BodyMedia = 'text';

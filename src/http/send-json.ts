@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
-import { renderJson, renderJsonPieces } from '../contract/json-text.js';
+import { type JsonText, renderJson, renderJsonPieces } from '../contract/json-text.js';
 import type { OperationResult } from '../contract/operation-handler.js';
 import { type RequestState, stateOf } from './request-state.js';
 
@@ -23,8 +23,7 @@ export function sendResult(res: Response, result: OperationResult): void {
     sendJsonStream(res, result.status, renderJsonPieces(result.body, memo)).catch(() => res.destroy());
     return;
   }
-  const json = renderJson(result.body, memo);
-  sendJson(res, result.status, json.text, json.bytes);
+  sendJsonText(res, result.status, renderJson(result.body, memo));
 }
 
 /**
@@ -34,7 +33,9 @@ export function sendResult(res: Response, result: OperationResult): void {
  * string only to count it. Every JSON answer of the fake goes out here.
  */
 export function sendJson(res: Response, status: number, text: string, bytes = Buffer.byteLength(text)): void {
-  stateOf(res).responseText = text;
+  const state = stateOf(res);
+  state.responseText = text;
+  state.responseBytes = bytes;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', bytes);
   res.writeHead(status);
@@ -47,6 +48,12 @@ export function sendText(res: Response, status: number, text: string, mediaType:
   res.setHeader('content-length', Buffer.byteLength(text));
   res.writeHead(status);
   res.end(text);
+}
+
+/** `sendJson` for a rendered text: the journal keeps its pieces rather than a copy of the whole. */
+export function sendJsonText(res: Response, status: number, json: JsonText): void {
+  stateOf(res).responsePieces = json.pieces;
+  sendJson(res, status, json.text, json.bytes);
 }
 
 /**

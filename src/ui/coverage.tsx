@@ -26,14 +26,14 @@ function RequestDetail({ id }: { id: number }) {
   if (error) return <ErrorBox error={error} />;
   if (!entry) return <p class="muted">Loading request #{id}…</p>;
   return (
-    <div class="request-detail" aria-label={`request ${id}`}>
+    <section class="request-detail" aria-label={`request ${id}`}>
       <p>
         <code>
           #{entry.id} {entry.method} {entry.path} → {entry.status ?? 'no answer'}
         </code>
       </p>
       <Json value={{ behaviours: entry.behaviours, query: entry.query, response: entry.response }} />
-    </div>
+    </section>
   );
 }
 

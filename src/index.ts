@@ -41,10 +41,13 @@ export { FixtureError, type FixtureProblem } from './domain/fixtures/fixture-err
 export { computeHash } from './domain/tokens.js';
 export type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS, type Violation } from './errors.js';
+export { BEHAVIOURS, type Behaviour } from './harness/behaviours.js';
 export type { FaultInput, FaultView } from './harness/faults.js';
 export type { InstanceControls } from './harness/instance-controls.js';
 export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
+export { fakeMatchers, type MatcherResult } from './harness/matchers.js';
 export { ContractViolationError } from './harness/no-violations.js';
+export type { Report, ReportFormat } from './harness/report.js';
 export { NOTICE_CODES, NOTICE_KINDS, type Notice, type NoticeCode } from './notices.js';
 
 export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {

@@ -41,6 +41,8 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['getRequest', 'get', '/__admin/requests/{requestId}'],
   ['listViolations', 'get', '/__admin/violations'],
   ['listNotices', 'get', '/__admin/notices'],
+  ['getReport', 'get', '/__admin/report'],
+  ['clearReport', 'delete', '/__admin/report'],
   ['createFault', 'post', '/__admin/faults'],
   ['listFaults', 'get', '/__admin/faults'],
   ['clearFaults', 'delete', '/__admin/faults'],

@@ -40,6 +40,24 @@ try {
   const { violations } = await call('GET', `${session.baseUrl}/__admin/violations`);
   if (violations.length > 0) throw new Error(`contract violations: ${JSON.stringify(violations, null, 2)}`);
   console.log('no contract violations');
+
+  // 4. the reports a CI job keeps (docs/reports.md): JUnit XML for the test view, Markdown for a
+  // summary, written to REPORTS_DIR (a volume), the verdict line printed.
+  const reports = process.env.REPORTS_DIR;
+  const text = async (format) => {
+    const res = await fetch(`${session.baseUrl}/__admin/report?format=${format}`);
+    if (!res.ok) throw new Error(`report ${format}: ${res.status}`);
+    return res.text();
+  };
+  const markdown = await text('markdown');
+  if (reports) {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(reports, { recursive: true });
+    writeFileSync(`${reports}/passportal-junit.xml`, await text('junit'));
+    writeFileSync(`${reports}/passportal-report.md`, markdown);
+    console.log(`reports written to ${reports}`);
+  }
+  console.log(`report: ${markdown.split('\n')[2]}`);
 } finally {
   await call('DELETE', `${fake}/__admin/sessions/${session.id}`);
 }

@@ -275,6 +275,17 @@ const EMPTY_VALUE = /(?:^|&)[^=&]+(?:=)?(?=&|$)/;
 
 /** The behaviours one request exercised, in catalogue order, without repeats. */
 export function behavioursOf(facts: RequestFacts): string[] {
+  // The usual request (a plain read) meets nothing worth a mark: no set is made for it.
+  if (
+    facts.errorKind === undefined &&
+    facts.facts === undefined &&
+    facts.notices.length === 0 &&
+    facts.faultKinds.length === 0 &&
+    facts.operationId !== 'createClientToken' &&
+    (facts.search === '' || !EMPTY_VALUE.test(facts.search))
+  ) {
+    return [];
+  }
   const found = new Set<string>();
   if (facts.operationId === 'createClientToken' && facts.status === 200) found.add('tokenIssued');
   for (const fact of facts.facts ?? []) found.add(fact);

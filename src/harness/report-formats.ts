@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { ReportBuilder, type Test } from 'ctrf';
+import type { ReportBuilder as CtrfReportBuilder, Test } from 'ctrf';
 import type { Builder } from 'junit-report-builder';
 import type { FindingRecord } from './coverage.js';
 import type { Report, ReportFormat } from './report.js';
@@ -19,10 +19,14 @@ import type { Report, ReportFormat } from './report.js';
 export const TOOL_NAME = 'passportal-docs-fake';
 
 /**
- * The package is CommonJS whose `module.exports` is the builder, while its types declare an ES
- * default export: required as what it is at run time.
+ * The writers are loaded when a report is first rendered, not at start-up (ctrf brings its own
+ * Ajv). junit-report-builder is CommonJS whose `module.exports` is the builder, while its types
+ * declare an ES default export: required as what it is at run time.
  */
-const junit = createRequire(import.meta.url)('junit-report-builder') as Builder;
+const requireWriter = createRequire(import.meta.url);
+const junitBuilder = (): Builder => requireWriter('junit-report-builder') as Builder;
+const ctrfBuilder = (): CtrfReportBuilder =>
+  new (requireWriter('ctrf') as { ReportBuilder: typeof CtrfReportBuilder }).ReportBuilder();
 
 /** One case of the verdict, in the order both test formats list them. */
 interface Case {
@@ -96,7 +100,7 @@ function casesOf(report: Report): Case[] {
 }
 
 function renderJunit(report: Report): string {
-  const builder = junit.newBuilder().name(`${TOOL_NAME} ${report.instance}`);
+  const builder = junitBuilder().newBuilder().name(`${TOOL_NAME} ${report.instance}`);
   const suites = new Map<string, ReturnType<typeof builder.testSuite>>();
   for (const c of casesOf(report)) {
     let suite = suites.get(c.suite);
@@ -122,7 +126,7 @@ function renderCtrf(report: Report): string {
     ...(c.message ? { message: c.message } : {}),
     ...(c.detail ? { trace: c.detail } : {}),
   }));
-  const built = new ReportBuilder()
+  const built = ctrfBuilder()
     .tool({ name: TOOL_NAME })
     .generatedBy(TOOL_NAME)
     .timestamp(report.generatedAt)

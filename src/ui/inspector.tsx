@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { admin, getToken, onUnauthorized, sessionId, setToken } from './api.js';
 import { Controls } from './controls.js';
+import { CoverageView } from './coverage.js';
 import { Journal } from './journal.js';
 import { KeysView } from './keys.js';
 import { StateView } from './state-view.js';
@@ -10,6 +11,7 @@ const TABS = [
   { id: 'journal', label: 'Journal' },
   { id: 'state', label: 'State' },
   { id: 'keys', label: 'API keys' },
+  { id: 'coverage', label: 'Coverage' },
   { id: 'controls', label: 'Controls' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
@@ -119,6 +121,7 @@ function App() {
         {tab === 'journal' ? <Journal /> : null}
         {tab === 'state' ? <StateView /> : null}
         {tab === 'keys' ? <KeysView /> : null}
+        {tab === 'coverage' ? <CoverageView /> : null}
         {tab === 'controls' ? <Controls /> : null}
       </main>
       {needToken ? (

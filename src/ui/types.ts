@@ -18,6 +18,7 @@ export type {
 export type { Violation as Finding } from '../errors.js';
 export type { FaultInput, FaultView as Fault } from '../harness/faults.js';
 export type { JournalEntryView as JournalEntry } from '../harness/journal.js';
+export type { Report } from '../harness/report.js';
 
 /** One page of the journal (`GET /__admin/requests`). */
 export type JournalPage = Awaited<ReturnType<AdminClient['requests']>>;

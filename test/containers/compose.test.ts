@@ -35,6 +35,11 @@ describe.skipIf(!image)('the Compose example', () => {
       );
       const output = stdout + stderr;
       expect(output).toMatch(/session \S+ at http:\/\/passportal:4010\/sessions\//);
+      // The session's reports, written to the volume; the Markdown's verdict line printed.
+      expect(output).toContain('reports written to /reports');
+      expect(output).toMatch(
+        /report: ✅ no contract violations; 1 request with notices; behaviours exercised: \*\*\d+\/\d+/,
+      );
       // A client pinned to the vendor's host, through the network alias, verifying TLS.
       expect(output).toMatch(
         /vendor host https:\/\/us-clover\.passportalmsp\.com answered over verified TLS: [1-9]\d* documents/,

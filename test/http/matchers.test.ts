@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminClient } from '../../src/client/admin-client.js';
+import { fakeMatchers } from '../../src/index.js';
+import { createTestServer, type TestServer } from '../support/test-server.js';
+
+/**
+ * The vitest/Jest matchers: a suite writes `expect(mock).toHaveNoViolations()` and a failure names
+ * every violation (request, location, message), not a JSON diff; `toHaveExercised` names the
+ * behaviours never met with how to exercise them. The same on the server, a session and the
+ * admin client of a listening fake.
+ */
+
+expect.extend(fakeMatchers);
+
+declare module 'vitest' {
+  interface Matchers<T> {
+    toHaveNoViolations(): Promise<T>;
+    toHaveExercised(...ids: string[]): Promise<T>;
+  }
+}
+
+let t: TestServer;
+let url: string;
+
+beforeAll(async () => {
+  t = await createTestServer();
+  url = await t.mock.listen(0, '127.0.0.1');
+});
+afterAll(async () => {
+  await t.mock.close();
+});
+
+describe('fakeMatchers', () => {
+  it('passes a clean journal and fails a dirty one listing each violation with its request', async () => {
+    const session = await t.mock.session();
+    await expect(session).toHaveNoViolations();
+    await fetch(`${session.baseUrl}/api/v2/documents?pageNum=0`);
+    const failure = await expect(session)
+      .toHaveNoViolations()
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    expect(failure?.message).toMatch(/#\d+ GET \/api\/v2\/documents -> 401/);
+    expect(failure?.message).toContain('header.x-access-token: is required');
+    // Through the admin client of the listening fake, the same check.
+    await expect(expect(createAdminClient(session.baseUrl)).toHaveNoViolations()).rejects.toThrow(
+      /header\.x-access-token/,
+    );
+    await expect(createAdminClient(url)).toHaveNoViolations();
+  });
+
+  it('toHaveExercised passes for met behaviours and names the others with how to meet them', async () => {
+    const session = await t.mock.session();
+    const token = await t.token();
+    await t.http.get(`/sessions/${session.id}/api/v2/documents?pageNum=9999`).set('x-access-token', token);
+    // The root's token is not the session's: an invalid token there.
+    await expect(session).toHaveExercised('error.invalidToken');
+    await expect(expect(session).toHaveExercised('error.invalidToken', 'tokenExpired')).rejects.toThrow(
+      /never met this behaviour:\n {2}tokenExpired: .*\n {4}how: .*advanceClock/,
+    );
+    await expect(expect(session).toHaveExercised('noSuchBehaviour')).rejects.toThrow(/not behaviour ids/);
+  });
+});

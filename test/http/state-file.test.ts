@@ -162,30 +162,37 @@ describe('--state-file', () => {
     expect(headOf(viaEnv).format).toBe('passportal-docs-fake state');
   }, 30_000);
 
-  it('answers stateNotSaved in the vendor shape, not success, when the file cannot be written', async () => {
-    const folder = mkdtempSync(join(dir, 'gone-'));
-    const mock = await createMockServer({
-      fixtures: SMALL_SET,
-      logLevel: 'silent',
-      stateFile: join(folder, 'state.json'),
-    });
-    try {
-      const url = await mock.listen(0, '127.0.0.1');
-      rmSync(folder, { recursive: true, force: true });
-      const res = await call('POST', `${url}/__admin/reset`);
-      expect(res.status).toBe(500);
-      expect(res.body).toMatchObject({
-        success: false,
-        message: 'the change could not be saved to the state file',
-        code: 0,
-        status: 500,
+  it.each([
+    ['boolean', false],
+    ['string', 'false'],
+  ] as const)(
+    'answers stateNotSaved in the vendor shape, not success, when the file cannot be written (errorSuccess %s)',
+    async (errorSuccess, success) => {
+      const folder = mkdtempSync(join(dir, 'gone-'));
+      const mock = await createMockServer({
+        fixtures: SMALL_SET,
+        logLevel: 'silent',
+        stateFile: join(folder, 'state.json'),
+        errorSuccess,
       });
-      expect(res.body.apiRequestUid).toEqual(expect.any(String));
-      expect(res.body.apiRequestUid).not.toBe('none');
-    } finally {
-      await mock.close();
-    }
-  });
+      try {
+        const url = await mock.listen(0, '127.0.0.1');
+        rmSync(folder, { recursive: true, force: true });
+        const res = await call('POST', `${url}/__admin/reset`);
+        expect(res.status).toBe(500);
+        expect(res.body).toMatchObject({
+          success,
+          message: 'the change could not be saved to the state file',
+          code: 0,
+          status: 500,
+        });
+        expect(res.body.apiRequestUid).toEqual(expect.any(String));
+        expect(res.body.apiRequestUid).not.toBe('none');
+      } finally {
+        await mock.close();
+      }
+    },
+  );
 
   it('refuses a second fake on the same file with exit 2, naming the file and the holder', async () => {
     const file = join(dir, 'shared.log');

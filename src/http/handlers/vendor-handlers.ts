@@ -49,17 +49,9 @@ function notePaging(context: OperationContext<Instance>, q: PageQuery): void {
 }
 
 function listQueryOf(context: OperationContext<Instance>): ListQuery {
-  const q = context.request.query;
-  const query: ListQuery = {
-    resultsPerPage: q.resultsPerPage as number | undefined,
-    pageNum: q.pageNum as number | undefined,
-    orderBy: q.orderBy as string | undefined,
-    orderDir: q.orderDir as string | undefined,
-    type: q.type as string | undefined,
-    templateUid: q.templateUid as string | undefined,
-    clientId: q.clientId as number | undefined,
-    searchTxt: q.searchTxt as string | undefined,
-  };
+  // Read and coerced by the spec's validator: its parameters, under their canonical names, typed
+  // as the spec declares them (which is how ListQuery types them), so a new filter is read here too.
+  const query = context.request.query as ListQuery;
   notePaging(context, query);
   if (query.type !== undefined && !isDocumentedType(query.type)) {
     context.notice(

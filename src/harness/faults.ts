@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, type Violation } from '../errors.js';
+import { pathMatcher } from './path-pattern.js';
+import { serialisable } from './serialisable.js';
 
 /**
  * Injected faults of one instance. A fault matches API requests by method (case-insensitive)
@@ -71,15 +73,6 @@ function problemsOf(input: FaultInput): Violation[] {
   if (status === undefined && drop !== true && (delayMs === undefined || delayMs === 0))
     problems.push({ location: 'body', message: 'a fault needs status, delayMs or drop' });
   return problems;
-}
-
-function serialisable(value: unknown): boolean {
-  try {
-    JSON.stringify(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export class FaultList {
@@ -155,5 +148,5 @@ export class FaultList {
 function matches(fault: Fault, method: string, path: string): boolean {
   if (fault.method !== undefined && fault.method !== method.toUpperCase()) return false;
   if (fault.path === undefined) return true;
-  return fault.path.endsWith('*') ? path.startsWith(fault.path.slice(0, -1)) : path === fault.path;
+  return pathMatcher(fault.path)(path);
 }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError, ERROR_KINDS, type ErrorKind, type ErrorKindName, renderError } from '../src/errors.js';
-import { violationsOf } from '../src/harness/contract-violations.js';
+import { violationsOf } from '../src/harness/violations-from-errors.js';
 
 /**
  * The error catalogue and its one renderer (as fastify checks `lib/errors.js`): every kind renders

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type { Options, ValidateFunction } from 'ajv/dist/2020.js';
 import { ApiError, capViolations } from '../errors.js';
+import { inlineRefs, loadAddFormats, loadAjv, loadStandaloneCode } from '../json-schema.js';
 import { addNotice, type NoticeSink, notice } from '../notices.js';
 import {
   loadPrecompiled,
@@ -12,13 +12,6 @@ import {
 import { listOperations, type Operation, type ParameterDef } from './operations.js';
 import { type OpenApiDocument, resolveRef } from './spec-document.js';
 import { describeErrors, parameterError, pruneAlternatives, unsupported } from './validation-errors.js';
-
-// Ajv and ajv-formats (CommonJS) are loaded only when a validator is compiled in this process:
-// with the build's precompiled validators, a server starts without them.
-const require = createRequire(import.meta.url);
-type AjvModule = typeof import('ajv/dist/2020.js');
-type AddFormats = typeof import('ajv-formats').default;
-type StandaloneCode = typeof import('ajv/dist/standalone/index.js').default;
 
 /** The base URI under which the whole spec is registered, so `$ref`s into components resolve. */
 const SPEC_URI = 'https://passportal-docs-fake.local/openapi.json';
@@ -157,28 +150,11 @@ function qualifyRefs(value: unknown): unknown {
 
 const SCHEMA_REF = '#/components/schemas/';
 
-/**
- * A body schema with its references to `components/schemas` replaced by the schemas themselves
- * (a schema that refers back to itself keeps its reference). With `allErrors`, a validator that
- * calls a referenced one appends its errors by concatenating the whole list so far, so a batch of
- * many bad items was checked in quadratic time (40,000 `{}` items: 9 s); inlined, each error is
- * pushed once and the check is linear.
- */
-function inlineSchemaRefs(value: unknown, document: OpenApiDocument, stack: readonly string[] = []): unknown {
-  if (Array.isArray(value)) return value.map((v) => inlineSchemaRefs(v, document, stack));
-  if (!value || typeof value !== 'object') return value;
-  const node = value as Record<string, unknown>;
-  const ref = node.$ref;
-  if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF) && !stack.includes(ref)) {
-    const { $ref: _ref, ...rest } = node;
-    const target = inlineSchemaRefs(resolveRef(document, { $ref: ref }), document, [...stack, ref]);
-    return Object.keys(rest).length === 0
-      ? target
-      : { allOf: [target], ...(inlineSchemaRefs(rest, document, stack) as object) };
-  }
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(node)) out[key] = inlineSchemaRefs(inner, document, stack);
-  return out;
+/** A body schema with its references to `components/schemas` inlined (linear checks: `inlineRefs`). */
+function inlineSchemaRefs(schema: unknown, document: OpenApiDocument): unknown {
+  return inlineRefs(schema, (ref) =>
+    ref.startsWith(SCHEMA_REF) ? resolveRef(document, { $ref: ref }) : undefined,
+  );
 }
 
 const PARAM_LOCATIONS = ['path', 'query', 'header'] as const;
@@ -217,8 +193,8 @@ const bodyName = (operation: Operation, mediaType: string) => `${operation.opera
  * types; bodies arrive typed (JSON) and are never coerced, so `"5"` is not an integer there.
  */
 function createAjv(document: OpenApiDocument, coerceTypes: boolean, code: Options['code'] = {}) {
-  const { Ajv2020 } = require('ajv/dist/2020.js') as AjvModule;
-  const addFormats = require('ajv-formats') as AddFormats;
+  const { Ajv2020 } = loadAjv();
+  const addFormats = loadAddFormats();
   const ajv = new Ajv2020({
     allErrors: true,
     strict: false,
@@ -331,8 +307,8 @@ export function createValidatorFactory(
  * the document. Written to `dist/request-validators.cjs` by scripts/precompile-validators.mjs.
  */
 export function precompileRequestValidators(document: OpenApiDocument): string {
-  const { _ } = require('ajv/dist/2020.js') as AjvModule;
-  const standaloneCode = require('ajv/dist/standalone/index.js') as StandaloneCode;
+  const { _ } = loadAjv();
+  const standaloneCode = loadStandaloneCode();
   const code = { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` };
   const paramAjv = createAjv(document, true, code);
   const bodyAjv = createAjv(document, false, code);

@@ -1,4 +1,5 @@
 import type { Violation } from '../errors.js';
+import { loadPrismOperations } from './prism-operations.js';
 import type { OpenApiDocument } from './spec-document.js';
 
 /**
@@ -50,17 +51,11 @@ function locationOf(diagnostic: PrismDiagnostic): string {
  * level: the server's start-up path must not pay for it.
  */
 export async function createResponseChecker(document: OpenApiDocument): Promise<ResponseChecker> {
-  const [prism, validator] = await Promise.all([
-    import('@stoplight/prism-http'),
+  const [byId, validator] = await Promise.all([
+    loadPrismOperations(document),
     import('@stoplight/prism-http/dist/validator/index.js'),
   ]);
   const validateOutput = validator.validateOutput as unknown as ValidateOutput;
-  // prism dereferences the document in place: hand it a copy.
-  const operations = await prism.getHttpOperationsFromSpec(structuredClone(document) as never);
-  const byId = new Map<string, unknown>();
-  for (const operation of operations) {
-    if (typeof operation.iid === 'string') byId.set(operation.iid, operation);
-  }
 
   return ({ operationId, status, headers, body }) => {
     const resource = byId.get(operationId);

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import type { OperationContext, OperationHandler, OperationResult } from './operation-handler.js';
 import { ADMIN_TAG, type Operation } from './operations.js';
+import { loadPrismOperations, unwrapDefault } from './prism-operations.js';
 import type { OpenApiDocument } from './spec-document.js';
 
 /** The response header that marks an answer of the fallback. */
@@ -32,35 +33,14 @@ for (const level of ['trace', 'debug', 'info', 'success', 'warn', 'error', 'fata
 }
 silentLogger.child = () => silentLogger;
 
-/** CommonJS modules reach ESM with `module.exports` as `default`; a bundler may unwrap it once more. */
-function unwrapDefault<T>(module: unknown, pick: (m: Record<string, unknown>) => unknown): T {
-  let current = module as Record<string, unknown> | undefined;
-  for (let depth = 0; current && depth < 3; depth++) {
-    const found = pick(current);
-    if (typeof found === 'function') return found as T;
-    current = current.default as Record<string, unknown> | undefined;
-  }
-  throw new Error('unexpected shape of @stoplight/prism-http');
-}
-
 async function loadMocker(document: OpenApiDocument): Promise<Mocker> {
-  const [prism, mocker] = await Promise.all([
-    import('@stoplight/prism-http'),
+  const [resources, mocker] = await Promise.all([
+    loadPrismOperations(document),
     import('@stoplight/prism-http/dist/mocker/index.js'),
   ]);
-  const getOperations = unwrapDefault<(spec: unknown) => Promise<Array<{ iid?: string }>>>(
-    prism,
-    (m) => m.getHttpOperationsFromSpec,
-  );
   const mock = unwrapDefault<PrismMock>(mocker, (m) =>
     typeof m.default === 'function' ? m.default : undefined,
   );
-  // prism dereferences the document in place: hand it a copy.
-  const operations = await getOperations(structuredClone(document));
-  const resources = new Map<string, unknown>();
-  for (const operation of operations) {
-    if (typeof operation.iid === 'string') resources.set(operation.iid, operation);
-  }
   return { mock, resources };
 }
 

@@ -19,6 +19,7 @@
  */
 import { ApiError, capViolations, type Violation } from '../errors.js';
 import { type Notice, notice } from '../notices.js';
+import type { Catalog } from './catalog.js';
 import {
   buildDetails,
   type DetailsMode,
@@ -28,7 +29,7 @@ import {
   readShapedNotice,
 } from './details-patch.js';
 import { parseTemplateUid } from './list-query.js';
-import type { Catalog, DocumentStore } from './store.js';
+import type { DocumentStore } from './store.js';
 import type { Document } from './types.js';
 
 export interface BatchEnv {

@@ -15,7 +15,7 @@
  */
 import type { Violation } from '../errors.js';
 import { type Notice, notice } from '../notices.js';
-import type { TemplateInfo } from './store.js';
+import type { TemplateInfo } from './catalog.js';
 import type { DetailEntry, Details } from './types.js';
 
 export type DetailsMode = 'replace' | 'merge';

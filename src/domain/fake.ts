@@ -12,6 +12,7 @@ import { ApiError } from '../errors.js';
 import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
 import { type BatchMode, planBatch } from './batch-update.js';
+import { Catalog } from './catalog.js';
 import { Clock } from './clock.js';
 import { buildDetails, isPlainObject, quoteKeys, readShapedNotice } from './details-patch.js';
 import {
@@ -23,7 +24,7 @@ import {
   SearchIndex,
   toSummary,
 } from './list-query.js';
-import { buildBase, Catalog, DocumentStore, type StoreBase } from './store.js';
+import { buildBase, DocumentStore, type StoreBase } from './store.js';
 import { computeHash, hashMatches, type TokenGrant, type TokenObserver, TokenStore } from './tokens.js';
 import { copyDataset, type Dataset, type Details, type Document } from './types.js';
 

@@ -14,7 +14,8 @@
  */
 import type { Settings } from '../config.js';
 import { ApiError } from '../errors.js';
-import type { Catalog, OrgOrders } from './store.js';
+import type { Catalog } from './catalog.js';
+import type { OrgOrders } from './store.js';
 import { type Document, type DocumentSummary, TEMPLATE_TYPES } from './types.js';
 
 export type { DocumentSummary } from './types.js';

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, type Violation } from '../errors.js';
+import { pathMatcher } from './path-pattern.js';
+import { serialisable } from './serialisable.js';
 
 /**
  * Injected faults of one instance. A fault matches API requests by method (case-insensitive)
@@ -103,15 +105,6 @@ function problemsOf(input: FaultInput): Violation[] {
   return problems;
 }
 
-function serialisable(value: unknown): boolean {
-  try {
-    JSON.stringify(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export class FaultList {
   #faults: Fault[] = [];
 
@@ -185,5 +178,5 @@ export class FaultList {
 function matches(fault: Fault, method: string, path: string): boolean {
   if (fault.method !== undefined && fault.method !== method.toUpperCase()) return false;
   if (fault.path === undefined) return true;
-  return fault.path.endsWith('*') ? path.startsWith(fault.path.slice(0, -1)) : path === fault.path;
+  return pathMatcher(fault.path)(path);
 }

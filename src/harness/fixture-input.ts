@@ -2,6 +2,7 @@ import { FixtureError } from '../domain/fixtures/fixture-error.js';
 import { buildDataset } from '../domain/fixtures/load-fixtures.js';
 import type { Dataset } from '../domain/types.js';
 import { ApiError, capViolations } from '../errors.js';
+import { serialisable } from './serialisable.js';
 
 /**
  * Validates a fixture set that arrived over HTTP (or from the programmatic API). A rejected set
@@ -36,9 +37,7 @@ export function datasetFromInput(raw: unknown, file: string, fresh = false): Dat
  * read) would overflow the serialiser: such a set is refused up front.
  */
 function assertSerialisable(raw: unknown, file: string): void {
-  try {
-    JSON.stringify(raw);
-  } catch {
+  if (!serialisable(raw)) {
     throw new ApiError('invalidBody', 'fixture set rejected: nested too deeply to serialise', [
       { location: file, message: 'is nested too deeply to serialise' },
     ]);

@@ -4,6 +4,7 @@ import type { Violation } from '../errors.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
+import { pathMatcher } from './path-pattern.js';
 
 /**
  * The request journal of one instance: the vendor API requests it received, newest last, each
@@ -376,14 +377,13 @@ export class Journal {
   /** The entries that match, oldest first. */
   list(filter: JournalFilter = {}): JournalEntry[] {
     const method = filter.method?.toUpperCase();
-    const path = filter.path;
-    const prefix = path?.endsWith('*') ? path.slice(0, -1) : undefined;
+    const path = filter.path === undefined ? undefined : pathMatcher(filter.path);
     return this.#entries
       .values()
       .filter(
         (e) =>
           (method === undefined || e.method === method) &&
-          (path === undefined || (prefix === undefined ? e.path === path : e.path.startsWith(prefix))) &&
+          (path === undefined || path(e.path)) &&
           (filter.status === undefined || e.status === filter.status) &&
           (filter.since === undefined || e.id > filter.since) &&
           (filter.violations !== true || e.violations.length > 0) &&

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parse as parseQuery } from 'node:querystring';
+import { serialisable } from './serialisable.js';
 
 /**
  * A request or response body as the journal keeps it: its text while that is at most the
@@ -122,13 +123,7 @@ export function readBody(body: KeptBody | undefined): unknown {
  * overflows the JSON serialiser: such a value is replaced by a note, so the listing still works.
  */
 function listable(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  try {
-    JSON.stringify(value);
-    return value;
-  } catch {
-    return '[not listed: nested too deeply to serialise]';
-  }
+  return serialisable(value) ? value : '[not listed: nested too deeply to serialise]';
 }
 
 /** For listings: a body over `previewBytes` becomes a preview of its start, with its size. */

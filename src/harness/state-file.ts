@@ -348,6 +348,13 @@ export class StateFile {
     this.#lock.release();
   }
 
+  /** The new file `name` (open as `fd`, all on disk, `size` bytes) takes the log's place and name. */
+  #moveIn(name: string, fd: number, size: number): void {
+    renameSync(name, this.path);
+    syncFolder(this.#fs, dirname(this.path));
+    this.#replaceLog(fd, size);
+  }
+
   /** `fd` (a new file, all on disk, `size` bytes) is the log from now on. */
   #replaceLog(fd: number, size: number): void {
     const old = this.#fd;
@@ -377,9 +384,7 @@ export class StateFile {
         at += buffer.length;
       }
       this.#fs.fsyncSync(fd);
-      renameSync(name, this.path);
-      syncFolder(this.#fs, dirname(this.path));
-      this.#replaceLog(fd, at);
+      this.#moveIn(name, fd, at);
       this.#snapshotBytes = at;
     } catch (error) {
       closeSync(fd);
@@ -436,9 +441,7 @@ export class StateFile {
         at += group.length;
       }
       this.#fs.fdatasyncSync(fd);
-      renameSync(name, this.path);
-      syncFolder(this.#fs, dirname(this.path));
-      this.#replaceLog(fd, at);
+      this.#moveIn(name, fd, at);
       this.#snapshotBytes = snapshotBytes;
       this.compactions++;
       created = undefined;

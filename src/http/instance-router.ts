@@ -2,10 +2,10 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { BodyMedia } from '../harness/kept-body.js';
-import type { ResponseChecks } from '../harness/response-checks.js';
+import type { ResponseChecks } from '../harness/runtime-response-checks.js';
 import type { MemoryBudget } from '../memory-budget.js';
-import { createAdminAuth } from './admin-auth.js';
-import { createAdminGuard } from './admin-guard.js';
+import { createAdminGuard } from './admin-origin-guard.js';
+import { createAdminAuth } from './admin-token-check.js';
 import { createFaultInjector } from './fault-injector.js';
 import { chain } from './middleware-chain.js';
 import { createRequestRecorder } from './request-recorder.js';

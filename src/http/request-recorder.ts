@@ -4,9 +4,9 @@ import type { TLSSocket } from 'node:tls';
 import type { RequestHandler, Response } from 'express';
 import type { ApiError } from '../errors.js';
 import { behavioursOf } from '../harness/behaviours.js';
-import { violationsOf } from '../harness/contract-violations.js';
 import { keepBody } from '../harness/kept-body.js';
-import type { ResponseChecks } from '../harness/response-checks.js';
+import type { ResponseChecks } from '../harness/runtime-response-checks.js';
+import { violationsOf } from '../harness/violations-from-errors.js';
 import { type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
 

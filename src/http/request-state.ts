@@ -4,7 +4,7 @@ import type { FaultKind } from '../harness/faults.js';
 import type { Instance } from '../harness/instance.js';
 import type { RequestVia } from '../harness/journal.js';
 import type { BodyMedia } from '../harness/kept-body.js';
-import type { ResponseChecks } from '../harness/response-checks.js';
+import type { ResponseChecks } from '../harness/runtime-response-checks.js';
 import type { Notice, NoticeSink } from '../notices.js';
 
 /** What the request recorder notes when a vendor API request arrives. */

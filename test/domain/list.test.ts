@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/domain/catalog.js';
 import type { ListQuery } from '../../src/domain/fake.js';
 import { EXACT_FILTERS, exactFiltersOf, parseTemplateUid, SearchIndex } from '../../src/domain/list-query.js';
-import { Catalog } from '../../src/domain/store.js';
 import type { Document } from '../../src/domain/types.js';
 import { ApiError } from '../../src/errors.js';
 import { details, makeDataset, makeFake, ORG1, ORG2, ORG3 } from '../fixtures/domain/dataset.js';

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AdminClient,
   AdminError,
-  computeHash,
   createAdminClient,
   createMockServer,
   type MockServer,
 } from '../../src/index.js';
+import { accessToken } from '../support/request-token.js';
 import { ACME_KEY, readSmallSet, SMALL_SET } from '../support/test-server.js';
 
 /** The typed admin client against a listening fake, as a suite uses it with a container. */
@@ -24,18 +24,7 @@ afterAll(async () => {
   await mock.close();
 });
 
-async function tokenAt(base: string): Promise<string> {
-  const res = await fetch(`${base}/api/v2/auth/client_token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-key': ACME_KEY.keyId,
-      'x-hash': computeHash(ACME_KEY.secret, 'c'),
-    },
-    body: JSON.stringify({ scope: 'docs_api', content: 'c' }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
+const tokenAt = (base: string) => accessToken(base, ACME_KEY);
 
 describe('createAdminClient', () => {
   it('drives a session: journal, findings, faults, clock, settings, tokens, reset', async () => {

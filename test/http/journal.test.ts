@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_SPEC_PATH } from '../../src/contract/spec-document.js';
 import { computeHash } from '../../src/domain/tokens.js';
 import { createMockServer } from '../../src/index.js';
+import { requestToken } from '../support/request-token.js';
 import { ACME_KEY, createTestServer, issueToken, SMALL_SET } from '../support/test-server.js';
 
 /** The request journal and the contract violations. */
@@ -277,15 +278,7 @@ describe('runtime response validation (validateResponses)', () => {
       });
       expect(put.status).toBe(200);
       const content = 'c';
-      const res = await fetch(`${url}/api/v2/auth/client_token`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-key': ACME_KEY.keyId,
-          'x-hash': computeHash(ACME_KEY.secret, content),
-        },
-        body: JSON.stringify({ scope: 'docs_api', content }),
-      });
+      const res = await requestToken(url, ACME_KEY, content);
       expect(res.status).toBe(200);
       expect(typeof ((await res.json()) as { expiry_time: unknown }).expiry_time).toBe('number');
 
@@ -318,15 +311,7 @@ describe('runtime response validation (validateResponses)', () => {
     const url = await mock.listen(0, '127.0.0.1');
     try {
       const content = 'c';
-      await fetch(`${url}/api/v2/auth/client_token`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-key': ACME_KEY.keyId,
-          'x-hash': computeHash(ACME_KEY.secret, content),
-        },
-        body: JSON.stringify({ scope: 'docs_api', content }),
-      });
+      await requestToken(url, ACME_KEY, content);
       expect(await mock.violations()).toEqual([]);
     } finally {
       await mock.close();

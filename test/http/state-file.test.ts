@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { computeHash, createMockServer } from '../../src/index.js';
+import { createMockServer } from '../../src/index.js';
+import { accessToken } from '../support/request-token.js';
 import { runCli, spawnCli, waitForListening } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET, textEntry } from '../support/test-server.js';
 
@@ -47,15 +48,7 @@ function headOf(file: string): { format: string; version: number } {
   return JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string);
 }
 
-async function tokenOf(url: string): Promise<string> {
-  const res = await call(
-    'POST',
-    `${url}/api/v2/auth/client_token`,
-    { scope: 'docs_api', content: 'c' },
-    { 'x-key': ACME_KEY.keyId, 'x-hash': computeHash(ACME_KEY.secret, 'c') },
-  );
-  return res.body.access_token as string;
-}
+const tokenOf = (url: string) => accessToken(url, ACME_KEY);
 
 describe('--state-file', () => {
   it('keeps documents, tokens, settings, clock and the reset point across kill -9', async () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_OPTIONS, pickSettings } from '../../src/config.js';
+import { Catalog } from '../../src/domain/catalog.js';
 import { Clock, MAX_UNIX_SECONDS } from '../../src/domain/clock.js';
 import { queryDocuments, SearchIndex } from '../../src/domain/list-query.js';
-import { buildBase, Catalog, DocumentStore } from '../../src/domain/store.js';
+import { buildBase, DocumentStore } from '../../src/domain/store.js';
 import { makeDataset } from '../fixtures/domain/dataset.js';
 import { createTestServer, readSmallSet } from '../support/test-server.js';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultApiKey } from '../../src/index.js';
-import { requestToken } from '../support/request-token.js';
+import { accessToken } from '../support/request-token.js';
 
 /**
  * The quick start users get: `npm start`, the `passportal-docs-fake` command and the image run
@@ -54,11 +54,7 @@ afterAll(async () => {
   await exited;
 });
 
-async function token(url: string): Promise<string> {
-  const res = await requestToken(url, defaultApiKey(1));
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
+const token = (url: string) => accessToken(url, defaultApiKey(1));
 
 describe('the bundled quick start', () => {
   it('serves the default fixtures and the spec like the sources do', async () => {

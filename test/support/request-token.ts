@@ -16,3 +16,13 @@ export function requestToken(
     body: JSON.stringify({ scope: 'docs_api', content }),
   });
 }
+
+/** An access token from a listening fake for `key`; throws, naming the answer, when it is refused. */
+export async function accessToken(baseUrl: string, key: { keyId: string; secret: string }): Promise<string> {
+  const res = await requestToken(baseUrl, key);
+  const body = (await res.json()) as { access_token?: string };
+  if (res.status !== 200 || typeof body.access_token !== 'string') {
+    throw new Error(`token call answered ${res.status}: ${JSON.stringify(body)}`);
+  }
+  return body.access_token;
+}

@@ -12,7 +12,6 @@ import type {
 } from '../harness/journal.js';
 import { assertNoViolations } from '../harness/no-violations.js';
 import type { Report, ReportFormat } from '../harness/report.js';
-import type { MemoryReport } from '../memory-budget.js';
 
 /**
  * A typed client of a running fake's admin API (a container, `npm start`, another machine): what

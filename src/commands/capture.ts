@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { EnvHttpProxyAgent } from 'undici';
 import { FixtureError } from '../domain/fixtures/fixture-error.js';
 import { buildDataset } from '../domain/fixtures/load-fixtures.js';
-import { ApiTarget, LiveStop } from '../live/api-target.js';
+import { LiveStop } from '../live/api-target.js';
 import { crawl, Interrupted } from '../live/capture-crawl.js';
 import { captureToFixtures } from '../live/capture-set.js';
-import { credentialsFromEnv, liveCommand, parseLive, progress } from './live-run.js';
+import { credentialsFromEnv, liveCommand, liveTarget, parseLive, progress } from './live-run.js';
 
 /**
  * `passportal-docs-fake capture --base URL --out DIR [--no-redact] [--resume]`: crawls the
@@ -44,14 +44,7 @@ export async function capture(argv: string[], env: NodeJS.ProcessEnv): Promise<n
   mkdirSync(out, { recursive: true });
   const shown = progress();
   const dispatcher = new EnvHttpProxyAgent();
-  const api = new ApiTarget({
-    base: String(opts.base),
-    credentials,
-    dispatcher,
-    rate: Number(opts.rate),
-    maxRequests: Number(opts.maxRequests),
-    onRequest: (n) => shown.request(n),
-  });
+  const api = liveTarget(opts, credentials, dispatcher, shown);
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
   process.once('SIGINT', onSigint);

@@ -8,7 +8,14 @@ import { ApiTarget } from '../live/api-target.js';
 import { runProbes } from '../live/compare.js';
 import { configFragment, type Ledger, ledgerMarkdown, regionOf } from '../live/ledger.js';
 import { PACKAGE_VERSION } from '../package-root.js';
-import { credentialsFromEnv, liveCommand, parseLive, progress, userFakeOptions } from './live-run.js';
+import {
+  credentialsFromEnv,
+  liveCommand,
+  liveTarget,
+  parseLive,
+  progress,
+  userFakeOptions,
+} from './live-run.js';
 
 /**
  * `passportal-docs-fake check-live --base URL --out DIR`: runs the probe catalogue against the
@@ -64,14 +71,7 @@ export async function checkLive(argv: string[], env: NodeJS.ProcessEnv): Promise
       process.stderr.write('error: the fake’s fixture set has no API key to probe it with\n');
       return 2;
     }
-    const live = new ApiTarget({
-      base: String(opts.base),
-      credentials,
-      dispatcher,
-      rate: Number(opts.rate),
-      maxRequests: Number(opts.maxRequests),
-      onRequest: (n) => shown.request(n),
-    });
+    const live = liveTarget(opts, credentials, dispatcher, shown);
     const fake = new ApiTarget({ base: fakeUrl, credentials: fakeKey, dispatcher: loopback, rate: 0 });
     const fakeDocument = snapshot.documents.find((d) => d.organization_id === fakeKey.organizationId)?.id;
     const { results, stopped } = await runProbes(live, fake, {

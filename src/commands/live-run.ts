@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
+import type { Dispatcher } from 'undici';
 import type { Options } from '../config.js';
-import type { Credentials } from '../live/api-target.js';
+import { ApiTarget, type Credentials } from '../live/api-target.js';
 import { optionsFromConfigFile } from '../options/config-file.js';
 import { optionsFromEnv } from '../options/env.js';
 
@@ -132,4 +133,21 @@ export function progress(stream: NodeJS.WriteStream = process.stderr) {
       if (stream.isTTY) stream.write('\r\x1b[K');
     },
   };
+}
+
+/** The live service as the command line names it: `--base`, within `--rate` and `--max-requests`, progress shown. */
+export function liveTarget(
+  opts: Record<string, unknown>,
+  credentials: Credentials,
+  dispatcher: Dispatcher,
+  shown: ReturnType<typeof progress>,
+): ApiTarget {
+  return new ApiTarget({
+    base: String(opts.base),
+    credentials,
+    dispatcher,
+    rate: Number(opts.rate),
+    maxRequests: Number(opts.maxRequests),
+    onRequest: (n) => shown.request(n),
+  });
 }

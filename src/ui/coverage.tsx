@@ -21,7 +21,7 @@ function RequestDetail({ id }: { id: number }) {
   const [entry, setEntry] = useState<JournalEntry | undefined>();
   const [error, setError] = useState<unknown>();
   useEffect(() => {
-    admin<JournalEntry>('GET', `/requests/${id}`).then(setEntry, setError);
+    admin.request(id).then(setEntry, setError);
   }, [id]);
   if (error) return <ErrorBox error={error} />;
   if (!entry) return <p class="muted">Loading request #{id}…</p>;
@@ -41,7 +41,7 @@ export function CoverageView() {
   const [report, setReport] = useState<Report | undefined>();
   const [error, setError] = useState<unknown>();
   const [open, setOpen] = useState<number | undefined>();
-  const load = () => admin<Report>('GET', '/report').then(setReport, setError);
+  const load = () => admin.report().then(setReport, setError);
   useEffect(() => {
     void load();
   }, []);

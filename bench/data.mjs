@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { generateDocuments } from '../dist/domain/fixtures/generate-documents.js';
 import { loadFixtureSource } from '../dist/domain/fixtures/load-fixtures.js';
 import { toSummary } from '../dist/domain/list-query.js';
-import { Catalog } from '../dist/domain/store.js';
+import { Catalog } from '../dist/domain/catalog.js';
 import { computeHash, defaultApiKey } from '../dist/index.js';
 
 export const ORGANIZATION_ID = 1;

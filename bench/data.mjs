@@ -10,10 +10,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Catalog } from '../dist/domain/catalog.js';
 import { generateDocuments } from '../dist/domain/fixtures/generate-documents.js';
 import { loadFixtureSource } from '../dist/domain/fixtures/load-fixtures.js';
 import { toSummary } from '../dist/domain/list-query.js';
-import { Catalog } from '../dist/domain/catalog.js';
 import { computeHash, defaultApiKey } from '../dist/index.js';
 
 export const ORGANIZATION_ID = 1;

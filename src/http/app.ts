@@ -10,6 +10,7 @@ import express, {
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { createRouteSuggester } from '../contract/nearest-route.js';
+import type { HandlerTable } from '../contract/operation-handler.js';
 import { ADMIN_TAG, clientOperationIds, listOperations } from '../contract/operations.js';
 import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
@@ -284,14 +285,10 @@ export function createApp(context: AppContext): Express {
 
   const operations = listOperations(spec.document);
   const fallback = createSpecFallback(spec.document);
-  const handlers = {
+  const handlers: HandlerTable<Instance> = {
     ...vendorHandlers,
     // Where the live service serves its Swagger document: this spec, as JSON.
-    getSwaggerDocument: () => ({
-      status: 200,
-      body: spec.document,
-      json: { text: spec.json, bytes: Buffer.byteLength(spec.json) },
-    }),
+    getSwaggerDocument: () => ({ status: 200, body: spec.document }),
     ...createAdminHandlers({
       root,
       sessions,

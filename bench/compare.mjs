@@ -10,13 +10,20 @@
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { tokenRequest, writeBenchData } from './data.mjs';
 import { measure } from './lib/load.mjs';
-import { freePort, HOST, median, request, startProcess, stopProcess, waitFor } from './lib/proc.mjs';
+import {
+  freePort,
+  HOST,
+  median,
+  request,
+  startProcess,
+  startStaticExpress,
+  stopProcess,
+  waitFor,
+} from './lib/proc.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
 const LIST = '/api/v2/documents?type=asset&orderBy=label&resultsPerPage=20&pageNum=3';
 
 const argv = process.argv.slice(2);
@@ -79,13 +86,7 @@ try {
       await run(port, child.pid, auth, results.get(root));
       await stopProcess(child);
     }
-    const port = await freePort();
-    const child = startProcess(process.execPath, [
-      join(BENCH, 'servers/express-static.mjs'),
-      String(port),
-      routesFile,
-    ]);
-    await waitFor(child, port, '/', { since: performance.now(), accept: () => true });
+    const { child, port } = await startStaticExpress(routesFile);
     await run(port, child.pid, {}, results.get('express'));
     await stopProcess(child);
   }

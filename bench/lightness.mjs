@@ -30,6 +30,7 @@ import {
   memoryOf,
   request,
   startProcess,
+  startStaticExpress,
   stopProcess,
   waitFor,
 } from './lib/proc.mjs';
@@ -65,17 +66,6 @@ async function startFake(root, args) {
   if (res.status !== 200) throw new Error(`token request answered ${res.status}: ${res.body}`);
   const token = JSON.parse(res.body.toString('utf8')).access_token;
   return { child, port, token };
-}
-
-async function startExpress(routesFile) {
-  const port = await freePort();
-  const child = startProcess(process.execPath, [
-    join(BENCH, 'servers/express-static.mjs'),
-    String(port),
-    routesFile,
-  ]);
-  await waitFor(child, port, '/', { since: performance.now(), accept: () => true });
-  return { child, port };
 }
 
 async function load(server, operation, paths, headers, opts, extra = {}) {
@@ -139,7 +129,7 @@ async function cpuRows(root, data, tmp, opts) {
     } finally {
       await stopProcess(off.child);
     }
-    const ex = await startExpress(routesFile);
+    const ex = await startStaticExpress(routesFile);
     try {
       for (const op of ['list', 'read', 'patch']) push(cpu.express, op, await load(ex, op, paths, {}, opts));
     } finally {
@@ -175,7 +165,7 @@ async function rssRows(root, tmp, opts) {
   }
   const routesFile = join(tmp, 'lightness-rss-routes.json');
   await writeFile(routesFile, JSON.stringify({ '/api/v2/documents': listBody }));
-  const ex = await startExpress(routesFile);
+  const ex = await startStaticExpress(routesFile);
   let expressMemory;
   try {
     await load(ex, 'list', { list: LIST }, {}, { warmupSeconds: 0, durationSeconds: opts.rssSeconds });

@@ -111,3 +111,12 @@ export const percentile = (values, p) => {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
+
+/** The bench's static Express 5 app (servers/express-static.mjs) on a free port, serving `routesFile`. */
+export async function startStaticExpress(routesFile) {
+  const port = await freePort();
+  const script = new URL('../servers/express-static.mjs', import.meta.url).pathname;
+  const child = startProcess(process.execPath, [script, String(port), routesFile]);
+  await waitFor(child, port, '/', { since: performance.now(), accept: () => true });
+  return { child, port };
+}

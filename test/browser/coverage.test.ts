@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeHash } from '../../src/domain/tokens.js';
 import { BEHAVIOUR_IDS } from '../../src/harness/behaviours.js';
 import { defaultApiKey, type MockServer } from '../../src/index.js';
+import { accessToken } from '../support/request-token.js';
 import { launchBrowser, openPage, poll, SLOW, screenshot, startFake } from './browser.js';
 
 const KEY = defaultApiKey(1);
@@ -25,17 +25,7 @@ describe('in a browser: the inspector coverage tab', SLOW, () => {
   }, 60_000);
 
   it('shows the behaviour map and the never-exercised list, each exercised behaviour opening the requests that exercised it', async () => {
-    const content = 'api-content-hash';
-    const issued = await fetch(`${url}/api/v2/auth/client_token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-key': KEY.keyId,
-        'x-hash': computeHash(KEY.secret, content),
-      },
-      body: JSON.stringify({ scope: 'docs_api', content }),
-    });
-    const { access_token: token } = (await issued.json()) as { access_token: string };
+    const token = await accessToken(url, KEY);
     const past = await fetch(`${url}/api/v2/documents?pageNum=9999`, {
       headers: { 'x-access-token': token },
     });

@@ -274,6 +274,9 @@ export interface RequestFacts {
 const EMPTY_VALUE = /(?:^|&)[^=&]+(?:=)?(?=&|$)/;
 
 /** The behaviours one request exercised, in catalogue order, without repeats. */
+/** One empty list for every request that meets no behaviour (frozen, never added to). */
+const NO_BEHAVIOURS: string[] = Object.freeze([]) as unknown as string[];
+
 export function behavioursOf(facts: RequestFacts): string[] {
   // The usual request (a plain read) meets nothing worth a mark: no set is made for it.
   if (
@@ -284,7 +287,7 @@ export function behavioursOf(facts: RequestFacts): string[] {
     facts.operationId !== 'createClientToken' &&
     (facts.search === '' || !EMPTY_VALUE.test(facts.search))
   ) {
-    return [];
+    return NO_BEHAVIOURS;
   }
   const found = new Set<string>();
   if (facts.operationId === 'createClientToken' && facts.status === 200) found.add('tokenIssued');

@@ -193,7 +193,9 @@ class BoundedList<T> {
 /** What an entry costs besides its bodies: its headers, query, path and the record itself. */
 function entryWeight(record: JournalRecord): number {
   let headers = 0;
-  for (const [name, value] of Object.entries(record.headers)) {
+  const all = record.headers;
+  for (const name in all) {
+    const value = all[name];
     headers += name.length + (Array.isArray(value) ? value.join('').length : String(value ?? '').length);
   }
   return (
@@ -271,7 +273,9 @@ export class Journal {
   }
 
   record(record: JournalRecord): JournalEntry {
-    const entry: JournalEntry = Object.assign(record, { id: this.#nextId++, weight: entryWeight(record) });
+    const entry = record as JournalEntry;
+    entry.id = this.#nextId++;
+    entry.weight = entryWeight(record);
     this.#byId.set(entry.id, entry);
     this.#bytes += entry.weight;
     this.#pool?.budget.add('journals', entry.weight);

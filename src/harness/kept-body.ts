@@ -19,39 +19,38 @@ export type BodyMedia = 'json' | 'form' | 'text';
 export const SUMMARY_HEAD_BYTES = 256;
 
 /**
- * A text kept as the pieces it was concatenated from (texts made once and shared, such as a list
- * page's rows): a few pointers instead of a copy of the body. Joined again when it is read.
+ * A JSON text kept as the value it was rendered from (a body holding nothing that can change, see
+ * `JsonText.replayable`: a list page's frozen rows, a read's frozen details): a few pointers
+ * instead of a copy of the body. Rendered again, to the same text, when it is read.
  */
-class KeptPieces {
+class KeptRendered {
   readonly kind = 'text';
   readonly media: BodyMedia;
   readonly bytes: number;
-  readonly #pieces: readonly string[];
-  /** Its length in UTF-16 code units, as `text.length` (what the budget counts). */
-  readonly length: number;
+  readonly #value: unknown;
 
-  constructor(pieces: readonly string[], media: BodyMedia, bytes: number, length: number) {
-    this.#pieces = pieces;
+  constructor(value: unknown, media: BodyMedia, bytes: number) {
+    this.#value = value;
     this.media = media;
     this.bytes = bytes;
-    this.length = length;
   }
 
   get text(): string {
-    return this.#pieces.join('');
+    return JSON.stringify(this.#value) ?? '';
   }
 }
 
-/** What the sender knows of a text already: its UTF-8 bytes, and the pieces it was built from. */
+/** What the sender knows of a text already: its UTF-8 bytes, and a value that renders to it. */
 export interface SentText {
   bytes?: number;
-  pieces?: readonly string[] | undefined;
+  /** A value whose `JSON.stringify` is the text, now and whenever it is read. */
+  rendered?: unknown;
 }
 
 /**
  * The body as sent (a Buffer or its text), kept whole up to `limit` bytes, else summarised. A
- * text whose pieces are known is kept as those pieces, and its known byte length is not counted
- * again.
+ * text rendered from a value that cannot change is kept as that value, and its known byte length
+ * is not counted again.
  */
 export function keepBody(
   sent: Buffer | string,
@@ -61,8 +60,7 @@ export function keepBody(
 ): KeptBody {
   const bytes = typeof sent === 'string' ? (known.bytes ?? Buffer.byteLength(sent)) : sent.length;
   if (bytes <= limit) {
-    if (typeof sent === 'string' && known.pieces)
-      return new KeptPieces(known.pieces, media, bytes, sent.length);
+    if (known.rendered !== undefined) return new KeptRendered(known.rendered, media, bytes);
     return { kind: 'text', media, text: typeof sent === 'string' ? sent : sent.toString('utf8'), bytes };
   }
   return summarise(sent, media, bytes);
@@ -88,7 +86,8 @@ export function slimBody(body: KeptBody): KeptBody {
 /** What a kept body costs the journal's budget, in bytes (about what it holds). */
 export function keptBytes(body: KeptBody | undefined): number {
   if (body === undefined) return 0;
-  if (body instanceof KeptPieces) return body.length;
+  // What its text would take (its UTF-8 bytes: at least its length), though it holds a value.
+  if (body instanceof KeptRendered) return body.bytes;
   return body.kind === 'text' ? body.text.length : body.head.length + 96;
 }
 

@@ -6,7 +6,7 @@ import type { ApiError } from '../errors.js';
 import { behavioursOf } from '../harness/behaviours.js';
 import { keepBody } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/runtime-response-checks.js';
-import { violationsOf } from '../harness/violations-from-errors.js';
+import { NO_VIOLATIONS, violationsOf } from '../harness/violations-from-errors.js';
 import { type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
 
@@ -45,6 +45,8 @@ function record(res: Response, completed: boolean): void {
   const error = state.apiError;
   const { journal } = instance;
   const notices = noticesOf(state, error);
+  const { validateResponses } = instance.fake.settings;
+  const violations = isOutsideApi(state, error) ? NO_VIOLATIONS : violationsOf(error);
   const entry = journal.record({
     arrivedAt: started.arrivedAt,
     scheme: state.scheme ?? (isTls(req.socket) ? 'https' : 'http'),
@@ -61,11 +63,11 @@ function record(res: Response, completed: boolean): void {
     status: res.headersSent ? res.statusCode : undefined,
     durationMs: Math.round((performance.now() - started.started) * 1000) / 1000,
     response:
-      state.responseText === undefined
+      state.response === undefined
         ? undefined
-        : keepBody(state.responseText, 'json', journal.limits.bodyBytes, {
+        : keepBody(state.response, 'json', journal.limits.bodyBytes, {
             bytes: state.responseBytes,
-            pieces: state.responsePieces,
+            rendered: state.responseBody,
           }),
     notices,
     behaviours: behavioursOf({
@@ -81,16 +83,20 @@ function record(res: Response, completed: boolean): void {
     operationId: state.operationId,
     fault: state.faultId,
     outcome: completed ? 'completed' : state.dropped ? 'dropped' : 'aborted',
-    violations: isOutsideApi(state, error) ? [] : violationsOf(error),
+    // Response checks add to the entry's list later (and the report shares it): its own, then.
+    violations: validateResponses ? [...violations] : violations,
   });
   const { operationId } = state;
-  const { validateResponses } = instance.fake.settings;
   instance.coverage.record(entry, validateResponses);
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && validateResponses) {
-    started.checks.schedule(instance, entry, operationId, res, state.responseText);
+    const { response } = state;
+    const text = typeof response === 'string' || response === undefined ? response : response.toString('utf8');
+    started.checks.schedule(instance, entry, operationId, res, text);
   }
 }
+
+const NO_NOTICES: Notice[] = Object.freeze([]) as unknown as Notice[];
 
 /** Whether the request came over TLS (`encrypted` is set on a TLS socket only). */
 const isTls = (socket: Socket): boolean => (socket as Partial<TLSSocket>).encrypted === true;
@@ -103,17 +109,17 @@ function isOutsideApi(state: RequestState, error: ApiError | undefined): boolean
   return error?.kind === 'routeNotFound' && !state.path.startsWith('/api/');
 }
 
+/** The request's notices: its own list, or one list shared by every request that has none (never added to). */
 function noticesOf(state: RequestState, error: ApiError | undefined): Notice[] {
+  if (!isOutsideApi(state, error)) return state.notices ?? NO_NOTICES;
   const notices = state.notices ?? [];
-  if (isOutsideApi(state, error)) {
-    notices.push(
-      notice(
-        'nonApiPath',
-        'path',
-        `${state.path} is not a path of the Documents API (every API path starts with /api/v2/); answered 404`,
-      ),
-    );
-  }
+  notices.push(
+    notice(
+      'nonApiPath',
+      'path',
+      `${state.path} is not a path of the Documents API (every API path starts with /api/v2/); answered 404`,
+    ),
+  );
   return notices;
 }
 

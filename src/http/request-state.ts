@@ -39,12 +39,12 @@ export class RequestState implements NoticeSink {
   path = '/';
   /** The operation the request matched (set by the spec router). */
   operationId: string | undefined = undefined;
-  /** The response body's JSON text as sent, for the journal. */
-  responseText: string | undefined = undefined;
+  /** The response body's JSON as sent (a text, or its UTF-8 bytes), for the journal. */
+  response: string | Buffer | undefined = undefined;
   /** Its length in UTF-8 bytes. */
   responseBytes = 0;
-  /** The pieces it was built from, when it was built (the journal keeps these, not the text). */
-  responsePieces: readonly string[] | undefined = undefined;
+  /** The body it was rendered from, when that renders to the same text later (the journal keeps it, not the text). */
+  responseBody: unknown = undefined;
   /** The request body as read (before parsing), for the journal, and how it reads back. */
   rawBody: Buffer | undefined = undefined;
   rawMedia: BodyMedia = 'text';

@@ -1,12 +1,13 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
-import { type JsonText, renderJson, renderJsonPieces } from '../contract/json-text.js';
+import { type RenderedJson, renderJsonBytes, renderJsonPieces } from '../contract/json-text.js';
 import type { OperationResult } from '../contract/operation-handler.js';
 import { type RequestState, stateOf } from './request-state.js';
 
 /**
- * The one sender of what handlers return: `text` as it is with its media type, else `body` rendered as JSON (the texts of frozen objects
- * kept by the instance, see contract/json-text.ts), whole, or in pieces when `chunked`.
+ * The one sender of what handlers return: `text` as it is with its media type, else `body` rendered
+ * as JSON (the encoded texts of frozen objects kept by the instance, see contract/json-text.ts):
+ * as one buffer, or as texts in pieces when `chunked`.
  */
 export function sendResult(res: Response, result: OperationResult): void {
   const state = stateOf(res);
@@ -23,23 +24,27 @@ export function sendResult(res: Response, result: OperationResult): void {
     sendJsonStream(res, result.status, renderJsonPieces(result.body, memo)).catch(() => res.destroy());
     return;
   }
-  sendJsonText(res, result.status, renderJson(result.body, memo));
+  sendRendered(res, result.status, renderJsonBytes(result.body, memo), result.body);
 }
 
 /**
- * Sends a JSON text and keeps it on the request state for the journal; what `res.json` does,
- * without its per-call option lookups. The head is written first: `end` on a response without
- * one measures the body's bytes itself, which copies a body concatenated from pieces into one
- * string only to count it. Every JSON answer of the fake goes out here.
+ * Sends a JSON text (or its UTF-8 bytes) and keeps it on the request state for the journal; what
+ * `res.json` does, without its per-call option lookups. The head is written first, with the length
+ * known. Every JSON answer of the fake goes out here.
  */
-export function sendJson(res: Response, status: number, text: string, bytes = Buffer.byteLength(text)): void {
+export function sendJson(
+  res: Response,
+  status: number,
+  json: string | Buffer,
+  bytes = typeof json === 'string' ? Buffer.byteLength(json) : json.length,
+): void {
   const state = stateOf(res);
-  state.responseText = text;
+  state.response = json;
   state.responseBytes = bytes;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', bytes);
   res.writeHead(status);
-  res.end(text);
+  res.end(json);
 }
 
 /** Sends a text that is not JSON (a report as XML or Markdown) with its media type. */
@@ -50,10 +55,14 @@ export function sendText(res: Response, status: number, text: string, mediaType:
   res.end(text);
 }
 
-/** `sendJson` for a rendered text: the journal keeps its pieces rather than a copy of the whole. */
-export function sendJsonText(res: Response, status: number, json: JsonText): void {
-  stateOf(res).responsePieces = json.pieces;
-  sendJson(res, status, json.text, json.bytes);
+/**
+ * `sendJson` for the bytes rendered from `body`: when nothing in the body can change
+ * (`RenderedJson.replayable`), the journal keeps the body, which renders to the same text when the
+ * journal is read, rather than a copy of the text.
+ */
+function sendRendered(res: Response, status: number, json: RenderedJson, body: unknown): void {
+  if (json.replayable) stateOf(res).responseBody = body;
+  sendJson(res, status, json.buffer);
 }
 
 /**

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { renderJsonBytes } from '../../src/contract/json-text.js';
 import { keepBody, keptBytes, readBody } from '../../src/harness/kept-body.js';
 import { createTestServer } from '../support/test-server.js';
 
 /**
- * List and read answers are built from texts made once (rows, details); the journal keeps those
- * pieces rather than a copy of the body, and shows exactly what was sent.
+ * List and read answers are built from texts made once (frozen rows, details); the journal keeps
+ * the body they were rendered from rather than a copy of the text, and shows exactly what was sent,
+ * whatever changed since.
  */
 describe('the journal of built answers', () => {
   it('shows a list page and a read exactly as sent, whole and in the listing', async () => {
@@ -28,16 +30,41 @@ describe('the journal of built answers', () => {
     expect(entry?.response).toEqual(read.body);
   });
 
-  it('a kept pieced text reads, weighs and is summarised as the same text kept whole', () => {
-    const pieces = ['{"a":', '"é"', ',"b":[1,2]', '}'];
-    const text = pieces.join('');
-    const bytes = Buffer.byteLength(text);
-    const pieced = keepBody(text, 'json', 1024, { bytes, pieces });
-    const whole = keepBody(text, 'json', 1024);
-    expect(readBody(pieced)).toEqual(readBody(whole));
-    expect(keptBytes(pieced)).toBe(keptBytes(whole));
-    expect(pieced.bytes).toBe(whole.bytes);
+  it('shows a read as it was sent after the document was changed', async () => {
+    const server = await createTestServer();
+    const token = await server.token();
+    const list = await server.http.get('/api/v2/documents?resultsPerPage=1').set('x-access-token', token);
+    const id = list.body.results[0].id;
+    const before = await server.http.get(`/api/v2/documents/${id}`).set('x-access-token', token).expect(200);
+    await server.http
+      .patch(`/api/v2/documents/${id}`)
+      .set('x-access-token', token)
+      .send({})
+      .expect(200);
+    const after = await server.http.get(`/api/v2/documents/${id}`).set('x-access-token', token).expect(200);
+    expect(after.text).not.toBe(before.text);
+    const reads = (await server.mock.requests()).filter((r) => r.method === 'GET' && r.path.endsWith(`/${id}`));
+    expect(reads.map((r) => JSON.stringify(r.response))).toEqual([before.text, after.text]);
+  });
+
+  it('keeps a rendered value only when nothing in it can change', () => {
+    const frozenRow = Object.freeze({ id: 1, label: 'é' });
+    const stable = renderJsonBytes({ success: true, results: [frozenRow, 2] });
+    expect(stable.replayable).toBe(true);
+    const live = { id: 2, label: 'x' };
+    expect(renderJsonBytes({ success: true, results: [live] }).replayable).toBe(false);
+    expect(renderJsonBytes({ when: new Date(0) }).replayable).toBe(false);
+  });
+
+  it('a kept rendered value reads and is summarised as the same text kept whole, and weighs its bytes', () => {
+    const value = { a: 'é', b: [1, 2] };
+    const sent = Buffer.from(JSON.stringify(value));
+    const rendered = keepBody(sent, 'json', 1024, { rendered: value });
+    const whole = keepBody(sent, 'json', 1024);
+    expect(readBody(rendered)).toEqual(readBody(whole));
+    expect(keptBytes(rendered)).toBe(sent.length);
+    expect(rendered.bytes).toBe(whole.bytes);
     // Over the limit: a summary either way, with the same hash.
-    expect(keepBody(text, 'json', 8, { bytes, pieces })).toEqual(keepBody(text, 'json', 8));
+    expect(keepBody(sent, 'json', 8, { rendered: value })).toEqual(keepBody(sent, 'json', 8));
   });
 });

@@ -1,17 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  type JsonText,
+  type JsonBytes,
   type JsonTextMemo,
   RecentJsonTexts,
   renderJson,
+  renderJsonBytes,
   renderJsonPieces,
 } from '../../src/contract/json-text.js';
 import { ACME_KEY, createTestServer } from '../support/test-server.js';
 
 /** A memo that counts the texts it makes, so a test sees which objects were rendered from it. */
 function countingMemo(): JsonTextMemo & { made: number; asked: number } {
-  const texts = new WeakMap<object, JsonText>();
+  const texts = new WeakMap<object, JsonBytes>();
   return {
     made: 0,
     asked: 0,
@@ -20,11 +21,13 @@ function countingMemo(): JsonTextMemo & { made: number; asked: number } {
       let json = texts.get(value);
       if (json === undefined) {
         this.made++;
-        const text = JSON.stringify(value);
-        json = { text, bytes: Buffer.byteLength(text) };
+        json = { buffer: Buffer.from(JSON.stringify(value)) };
         texts.set(value, json);
       }
       return json;
+    },
+    key(name) {
+      return { buffer: Buffer.from(JSON.stringify(name)) };
     },
   };
 }
@@ -61,6 +64,9 @@ describe('rendering a body', () => {
           expect(json.bytes).toBe(Buffer.byteLength(expected));
           // Twice: the second from the memo's texts.
           expect(renderJson(body, memo).text).toBe(expected);
+          // As the sender writes it: the same bytes.
+          expect(renderJsonBytes(body, memo).buffer.equals(Buffer.from(expected))).toBe(true);
+          expect(renderJsonBytes(body, memo).buffer.equals(Buffer.from(expected))).toBe(true);
         }
       }),
     );
@@ -112,8 +118,8 @@ describe('recent JSON texts', () => {
     // `a` was dropped: its text is made again, equal but new.
     const again = recent.of(a);
     expect(again).not.toBe(first);
-    expect(again).toEqual({ text: '{"n":1}', bytes: 7 });
-    expect(recent.of(c)).toEqual({ text: '{"n":3}', bytes: 7 });
+    expect(again.buffer.toString()).toBe('{"n":1}');
+    expect(recent.of(c).buffer.toString()).toBe('{"n":3}');
   });
 
   it('keep texts within their byte budget too, and never one larger than all of it', () => {
@@ -123,7 +129,7 @@ describe('recent JSON texts', () => {
     // Three texts of 7 bytes are over 20: the least recently used went.
     expect(recent.size).toBe(2);
     const big = { text: 'x'.repeat(40) };
-    expect(recent.of(big).bytes).toBe(51);
+    expect(recent.of(big).buffer.length).toBe(51);
     expect(recent.of(big)).not.toBe(recent.of(big));
     expect(recent.size).toBe(2);
   });

@@ -2,9 +2,14 @@
  * The framework's ceiling: a minimal Express 5 app answering each benchmarked path with a
  * precomputed body of the same bytes the fake sent. Same app settings as the fake (no ETag, no
  * x-powered-by), no middleware. Usage: node express-static.mjs <port> <routes.json>
+ *
+ * Express is the fake's own (the package root's node_modules), not the one bench/node_modules
+ * holds for json-server 0.17 (Express 4), so the reference is the framework the fake runs on.
  */
-import express from 'express';
+import { createRequire } from 'node:module';
 import { CONTENT_TYPE, readRoutes } from './static-routes.mjs';
+
+const express = createRequire(new URL('../../package.json', import.meta.url))('express');
 
 const [port, file] = process.argv.slice(2);
 const app = express();

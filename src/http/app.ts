@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cors from 'cors';
-import express, {
-  type ErrorRequestHandler,
-  type Express,
-  type Request,
-  type RequestHandler,
-  type Response,
-} from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { createRouteSuggester } from '../contract/nearest-route.js';
@@ -265,17 +260,19 @@ function decodeSegment(segment: string): string | undefined {
   }
 }
 
-/** Keeps the error on `res.locals` for the journal, then hands it on to the error handler. */
-const captureError: ErrorRequestHandler = (error, _req, res, next) => {
-  stateOf(res).apiError = toApiError(error);
-  next(error);
-};
-
 /**
- * Builds the Express app for one server. The spec routers are built once and serve the root
+ * Builds the request listener of one server. The spec routers are built once and serve the root
  * instance and every session instance, chosen per request (`RequestState.instance`).
+ *
+ * Express lends its request and response helpers (`req.query`, `res.type`, ...), its settings and
+ * its body parsers; its router does not run. The app would route every request through a router,
+ * a layer and a final handler to reach the one chain that serves everything, at a cost larger
+ * than most of the fake's own work on a read, so the listener does what the app's entry does
+ * before its router (the two objects linked, Express's prototypes, `originalUrl`, `next`) and runs
+ * the chain itself. Every error, thrown or passed on, is journaled and rendered by the one error
+ * handler.
  */
-export function createApp(context: AppContext): Express {
+export function createApp(context: AppContext): RequestListener {
   const { options, spec, root, sessions, logger, validators } = context;
   const app = express();
   app.disable('x-powered-by');
@@ -313,32 +310,48 @@ export function createApp(context: AppContext): Express {
     memory: context.memory,
   });
 
-  // One application-level middleware for everything before the error handlers; a silent logger
-  // (tests, benchmarks) gets no request-log step at all.
-  app.use(
-    chain(
-      requestBasics(),
-      ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
-      corsMiddleware(options.corsOrigins, options.adminOrigins),
-      dispatch({
-        tlsCaPem: context.tlsCaPem,
-        spec,
+  // One chain for everything; a silent logger (tests, benchmarks) gets no request-log step at all.
+  const serve = chain(
+    requestBasics(),
+    ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
+    corsMiddleware(options.corsOrigins, options.adminOrigins),
+    dispatch({
+      tlsCaPem: context.tlsCaPem,
+      spec,
+      root,
+      sessions,
+      instanceRoutes,
+      frontPages: createFrontPages({
         root,
-        sessions,
-        instanceRoutes,
-        frontPages: createFrontPages({
-          root,
-          fixtureSource: context.fixtureSource ?? 'default',
-          mayReadSecrets: adminWouldAnswer(options),
-        }),
+        fixtureSource: context.fixtureSource ?? 'default',
+        mayReadSecrets: adminWouldAnswer(options),
       }),
-    ),
-  );
-  app.use(captureError);
-  app.use(
-    createErrorHandler({
-      onUnexpected: (error) => logger.error({ err: error }, 'unexpected error while handling a request'),
     }),
   );
-  return app;
+  const renderFailure = createErrorHandler({
+    onUnexpected: (error) => logger.error({ err: error }, 'unexpected error while handling a request'),
+  });
+  const { request, response } = app;
+  return (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const req = incoming as Request;
+    const res = outgoing as Response;
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, request);
+    Object.setPrototypeOf(res, response);
+    req.originalUrl ??= req.url;
+    req.baseUrl = '';
+    const done = (error?: unknown): void => {
+      // Every path ends in an answer or an error; a chain that ran out is a route nobody serves.
+      const failure = error ?? new ApiError('routeNotFound');
+      res.locals ??= new RequestState(randomUUID());
+      stateOf(res).apiError = toApiError(failure);
+      renderFailure(failure, req, res, noNext);
+    };
+    req.next = done;
+    serve(req, res, done);
+  };
 }
+
+/** The error handler answers every error itself; it never hands one on. */
+const noNext = (): void => {};

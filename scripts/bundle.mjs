@@ -4,9 +4,10 @@
 // Dependencies that only some starts load (on first use: the fallback mocker, generation, certificates, the
 // pretty log printer, YAML for an edited spec, Ajv when a validator is not precompiled) stay
 // outside the bundle and load from node_modules when asked for.
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 
 const LAZY = [
@@ -36,6 +37,60 @@ const oneMimeTable = {
   },
 };
 
+// Bundled, but not loaded at start: modules that only some requests need and that cost a start
+// much (mime-types builds its tables from mime-db, iconv-lite is half a megabyte of code page
+// tables, qs and what it requires). Each is bundled into a file of its own in
+// dist/bundle/deferred/ (the very copy its importers resolve to, as the bundle would hold it);
+// the start-up bundle holds a stand-in that loads that file on its first use.
+const DEFERRED = /^(mime-types|qs|iconv-lite)$/;
+/** Resolved path of each deferred module: its file name in dist/bundle/deferred/. */
+const deferred = new Map();
+const deferredName = (path) => {
+  let name = deferred.get(path);
+  if (name === undefined) {
+    const base = /node_modules\/((?:@[^/]+\/)?[^/]+)\/[^/]*$/.exec(
+      path.replace(/\/(lib\/)?index\.js$/, '/x'),
+    )?.[1];
+    const taken = new Set(deferred.values());
+    name = (base ?? 'module').replace('/', '+');
+    for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
+    deferred.set(path, name);
+  }
+  return name;
+};
+const deferModules = {
+  name: 'defer-modules',
+  setup(build) {
+    build.onResolve({ filter: DEFERRED }, (args) => {
+      const from = args.path === 'mime-types' ? fromExpress : createRequire(args.importer);
+      return { path: from.resolve(args.path), namespace: 'deferred' };
+    });
+    build.onResolve({ filter: /^\.\/deferred\// }, (args) =>
+      args.namespace === 'deferred' ? { path: args.path, external: true } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'deferred' }, (args) => ({
+      loader: 'js',
+      contents: `// Stand-in for ${relative(process.cwd(), args.path)}: loaded on first use.
+let loaded;
+const load = () => (loaded ??= require('./deferred/${deferredName(args.path)}.cjs'));
+module.exports = new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const found = Reflect.getOwnPropertyDescriptor(load(), key);
+    return found && { ...found, configurable: true };
+  },
+});
+`,
+    }));
+  },
+};
+
+// This build's id, compiled into both bundles: the default fixture set's copy (written last) is
+// read only by code of the build that wrote it (src/domain/fixtures/load-fixtures.ts).
+const BUILD_ID = randomUUID();
+
 rmSync('dist/bundle', { recursive: true, force: true });
 
 await build({
@@ -47,7 +102,8 @@ await build({
   platform: 'node',
   target: 'node20.19',
   external: LAZY.flatMap((name) => [name, `${name}/*`]),
-  plugins: [oneMimeTable],
+  define: { __FAKE_BUILD_ID__: JSON.stringify(BUILD_ID) },
+  plugins: [deferModules, oneMimeTable],
   // Bundled CommonJS dependencies call `require` for Node's own modules.
   banner: {
     js: "import { createRequire as __fakeRequire } from 'node:module'; const require = __fakeRequire(import.meta.url);",
@@ -55,6 +111,19 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
+for (const [path, name] of deferred) {
+  await build({
+    entryPoints: [path],
+    outfile: `dist/bundle/deferred/${name}.cjs`,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    plugins: [oneMimeTable],
+    legalComments: 'linked',
+    logLevel: 'warning',
+  });
+}
 
 // CommonJS builds of the package's entries (`require('passportal-docs-fake')`, Jest, tools that
 // load CommonJS only): the same compiled code bundled into one file each, in dist/cjs, which a
@@ -69,7 +138,7 @@ await build({
   platform: 'node',
   target: 'node20.19',
   external: [...LAZY, 'testcontainers'].flatMap((name) => [name, `${name}/*`]),
-  define: { 'import.meta.url': '__fakeImportMetaUrl' },
+  define: { 'import.meta.url': '__fakeImportMetaUrl', __FAKE_BUILD_ID__: JSON.stringify(BUILD_ID) },
   plugins: [oneMimeTable],
   // Minified (names kept): a second copy of the code, kept small in the package.
   minify: true,
@@ -84,3 +153,14 @@ for (const file of readdirSync('dist', { recursive: true, encoding: 'utf8' })) {
   mkdirSync(dirname(join('dist/cjs', file)), { recursive: true });
   copyFileSync(join('dist', file), join('dist/cjs', file));
 }
+
+// The default fixture set, validated and completed as the bundled code does it at a start, for
+// starts of this build to read instead (keyed by this build's id and the files' contents).
+const { DEFAULT_SET_CACHE_PATH, defaultSetCacheText } = await import(
+  '../dist/domain/fixtures/load-fixtures.js'
+);
+const cached = await defaultSetCacheText(BUILD_ID);
+rmSync(DEFAULT_SET_CACHE_PATH, { force: true });
+if (cached === undefined)
+  console.warn('bundle: the default fixture set cannot be kept; starts will validate it');
+else writeFileSync(DEFAULT_SET_CACHE_PATH, cached);

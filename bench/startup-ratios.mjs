@@ -3,7 +3,9 @@
  * Start-up against bare Node, side by side: each round spawns `node -e 0`, then each of the three
  * ways users start the fake, and times spawn to the first 200 from /__admin/health (polled every
  * 2 ms). Reports the median of each and its ratio to bare Node's median (target: at most 2).
- *   node bench/startup-ratios.mjs [rounds=11]        (after `npm run build`)
+ *   node bench/startup-ratios.mjs [rounds=11] [other package root ...]   (after `npm run build`)
+ * Each other root (a copy of the package with its own dist/, docker/ and bench/, e.g. an older
+ * build) is measured in the same rounds, for a before and after under the same load.
  * Also run by `npm run bench` (BENCH_STARTUP_ROUNDS).
  */
 import { spawn } from 'node:child_process';
@@ -15,21 +17,24 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The three starts, as users make them. */
 export const STARTS = {
-  'npm start (node dist/start.js)': (port) => [
-    join(ROOT, 'dist/start.js'),
+  'npm start (node dist/start.js)': (port, root = ROOT) => [
+    join(root, 'dist/start.js'),
     '--port',
     String(port),
     '--log-level',
     'warn',
   ],
-  'image entry point (docker/entrypoint.mjs)': (port) => [
-    join(ROOT, 'docker/entrypoint.mjs'),
+  'image entry point (docker/entrypoint.mjs)': (port, root = ROOT) => [
+    join(root, 'docker/entrypoint.mjs'),
     '--port',
     String(port),
     '--log-level',
     'warn',
   ],
-  'createMockServer() in a fresh process': (port) => [join(ROOT, 'bench/start-in-process.mjs'), String(port)],
+  'createMockServer() in a fresh process': (port, root = ROOT) => [
+    join(root, 'bench/start-in-process.mjs'),
+    String(port),
+  ],
 };
 
 const freePort = () =>
@@ -52,11 +57,11 @@ async function bareNode() {
   return performance.now() - t0;
 }
 
-async function toHealthy(args) {
+async function toHealthy(args, root = ROOT) {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, args(port), {
-    cwd: ROOT,
+  const child = spawn(process.execPath, args(port, root), {
+    cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, FIXTURES: '' },
   });
@@ -78,13 +83,17 @@ async function toHealthy(args) {
 }
 
 /** Medians and ratios over `rounds` interleaved rounds. */
-export async function measureStartupRatios(rounds = 11, log = () => {}) {
+export async function measureStartupRatios(rounds = 11, log = () => {}, otherRoots = []) {
   const bare = [];
-  const runs = Object.fromEntries(Object.keys(STARTS).map((name) => [name, []]));
+  const starts = Object.entries(STARTS).flatMap(([name, args]) => [
+    [name, args, ROOT],
+    ...otherRoots.map((root) => [`${name} [${root}]`, args, root]),
+  ]);
+  const runs = Object.fromEntries(starts.map(([name]) => [name, []]));
   for (let round = 1; round <= rounds; round++) {
     log(`start-up ratios: round ${round} of ${rounds}`);
     bare.push(await bareNode());
-    for (const [name, args] of Object.entries(STARTS)) runs[name].push(await toHealthy(args));
+    for (const [name, args, root] of starts) runs[name].push(await toHealthy(args, root));
   }
   const bareMs = median(bare);
   return {
@@ -101,11 +110,11 @@ export async function measureStartupRatios(rounds = 11, log = () => {}) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const result = await measureStartupRatios(Number(process.argv[2] ?? 11));
+  const result = await measureStartupRatios(Number(process.argv[2] ?? 11), undefined, process.argv.slice(3));
   console.log(
     `node ${result.node}, ${result.rounds} rounds; node -e 0: ${result.bareNodeMs.toFixed(0)} ms (median)`,
   );
   for (const [name, { medianMs, ratio }] of Object.entries(result.starts)) {
-    console.log(`${name.padEnd(45)} ${medianMs.toFixed(0).padStart(5)} ms  ${ratio.toFixed(2)}x bare Node`);
+    console.log(`${name.padEnd(70)} ${medianMs.toFixed(0).padStart(5)} ms  ${ratio.toFixed(2)}x bare Node`);
   }
 }

@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { markServed } from './compile-cache.js';
 import { DEFAULT_OPTIONS, type Options, pickSettings, SETTING_KEYS } from './config.js';
 import { clientOperationIds } from './contract/operations.js';
 import { createOperationValidators } from './contract/request-validator.js';
@@ -339,5 +340,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       await stateFile?.closeAsync();
     },
   };
+  // A process that serves keeps the code cache of its start (dist/compile-cache.js).
+  markServed();
   return mock;
 }

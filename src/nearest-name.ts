@@ -15,6 +15,8 @@ export function nearestName(
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {
+    // Names whose lengths differ by more than the limit are further apart than it: not compared.
+    if (Math.abs(candidate.length - word.length) > limit) continue;
     const d = distance(lower, candidate.toLowerCase());
     if (d < bestDistance) {
       best = candidate;

@@ -57,6 +57,11 @@ function keyOf(path: string): string | undefined {
   }
 }
 
+/** Whether the module at `path` exists and was generated from the source with this key (not loaded). */
+export function hasPrecompiled(path: string, key: string): boolean {
+  return existsSync(path) && keyOf(path) === key;
+}
+
 /** The module at `path` if it exists and was generated from the source with this key. */
 export function loadPrecompiled(path: string, key: string): PrecompiledModule | undefined {
   if (!existsSync(path) || keyOf(path) !== key) return undefined;

@@ -3,6 +3,7 @@ import { ApiError, capViolations } from '../errors.js';
 import { inlineRefs, loadAddFormats, loadAjv, loadStandaloneCode } from '../json-schema.js';
 import { addNotice, type NoticeSink, notice } from '../notices.js';
 import {
+  hasPrecompiled,
   loadPrecompiled,
   type PrecompiledModule,
   precompiledModuleSource,
@@ -228,25 +229,60 @@ export interface SchemaCompiler {
 }
 
 /**
+ * A validator that loads `resolve`'s on its first call: the build's precompiled module is
+ * compiled by Node only when a request first needs one of its validators, not at start-up.
+ */
+function deferredValidator(resolve: () => ValidateFunction): ValidateFunction {
+  let real: ValidateFunction | undefined;
+  const validate = ((data: unknown) => {
+    real ??= resolve();
+    const valid = real(data);
+    validate.errors = real.errors;
+    return valid;
+  }) as ValidateFunction;
+  validate.errors = null;
+  deferredTargets.set(validate, () => {
+    real ??= resolve();
+    return real;
+  });
+  return validate;
+}
+
+const deferredTargets = new WeakMap<ValidateFunction, () => ValidateFunction>();
+
+/** The validator that does the work: a deferred one's (loading it now), else the function itself. */
+export function underlyingValidator(validate: ValidateFunction): ValidateFunction {
+  return deferredTargets.get(validate)?.() ?? validate;
+}
+
+/**
  * The build's precompiled validators when they were generated from this very document
  * (`precompiledPath` is for tests), else validators compiled here, Ajv created on first need.
+ * Whether the module matches is known at once (its key is on its first line); the module itself
+ * is loaded on the first validation. A document without one compiles its validators here and
+ * now, so a schema Ajv cannot compile stops the start.
  */
 export function createSchemaCompiler(
   document: OpenApiDocument,
   precompiledPath: string = REQUEST_VALIDATORS_PATH,
 ): SchemaCompiler {
-  const precompiled: PrecompiledModule | undefined = loadPrecompiled(precompiledPath, documentKey(document));
+  const key = documentKey(document);
+  const found = hasPrecompiled(precompiledPath, key);
+  let precompiled: PrecompiledModule | undefined;
+  const loaded = () => (precompiled ??= loadPrecompiled(precompiledPath, key));
   // Created on the first validator not found precompiled.
   const ajv: { params?: ReturnType<typeof createAjv>; body?: ReturnType<typeof createAjv> } = {};
   const compile = (kind: 'params' | 'body', schema: object): ValidateFunction => {
     ajv[kind] ??= createAjv(document, kind === 'params');
     return ajv[kind].compile(schema);
   };
+  const find = (kind: 'params' | 'body', name: string, schema: object): ValidateFunction =>
+    found
+      ? deferredValidator(() => loaded()?.[kind]?.[name] ?? compile(kind, schema))
+      : compile(kind, schema);
   return {
-    params: (operation, location, schema) =>
-      precompiled?.params?.[paramName(operation, location)] ?? compile('params', schema),
-    body: (operation, mediaType, schema) =>
-      precompiled?.body?.[bodyName(operation, mediaType)] ?? compile('body', schema),
+    params: (operation, location, schema) => find('params', paramName(operation, location), schema),
+    body: (operation, mediaType, schema) => find('body', bodyName(operation, mediaType), schema),
   };
 }
 

@@ -75,7 +75,34 @@ interface Loaded {
 function prepare(dataset: Dataset): Loaded {
   const copy = copyDataset(dataset);
   const catalog = new Catalog(copy);
-  return { dataset: copy, base: buildBase(copy.documents), catalog, search: new SearchIndex(catalog) };
+  return {
+    dataset: copy,
+    base: baseOf(dataset.documents, copy.documents),
+    catalog,
+    search: new SearchIndex(catalog),
+  };
+}
+
+/**
+ * The reset points of frozen document lists (a set shared by several servers, such as the default
+ * set): sorted once and shared, frozen, by every fake loaded from the list, since a store never
+ * writes its base's arrays (it copies an organization's on its first write).
+ */
+const sharedBases = new WeakMap<readonly Document[], StoreBase>();
+
+function baseOf(given: readonly Document[], copy: readonly Document[]): StoreBase {
+  if (!Object.isFrozen(given)) return buildBase(copy);
+  let base = sharedBases.get(given);
+  if (base === undefined) {
+    base = buildBase(given);
+    for (const orders of base.orders.values()) {
+      Object.freeze(orders.byId);
+      Object.freeze(orders.byLabel);
+      Object.freeze(orders);
+    }
+    sharedBases.set(given, Object.freeze(base));
+  }
+  return base;
 }
 
 /** A document id from the path: a positive safe integer in decimal digits, no leading zeros (as the spec's pattern). */

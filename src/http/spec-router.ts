@@ -198,6 +198,20 @@ interface PathRoute {
 }
 
 /**
+ * Path matchers by route path, made once per process: a matcher is a pure function, and every
+ * server (and every spec router of one) builds the same ones.
+ */
+const matchers = new Map<string, MatchFunction<Record<string, string>>>();
+const matcherOf = (routePath: string): MatchFunction<Record<string, string>> => {
+  let found = matchers.get(routePath);
+  if (found === undefined) {
+    found = match(routePath, { decode: decodeURIComponent, sensitive: true, trailing: true });
+    matchers.set(routePath, found);
+  }
+  return found;
+};
+
+/**
  * The spec's operations as one middleware: the path is matched (path-to-regexp, as Express
  * matches routes) to the operations declared on it, the method picks one, and that operation's
  * validators, compiled once here, check the request before its handler (or the fallback) runs.
@@ -217,7 +231,7 @@ export function createSpecRouter({
     let route = byPath.get(operation.routePath);
     if (route === undefined) {
       route = {
-        match: match(operation.routePath, { decode: decodeURIComponent, sensitive: true, trailing: true }),
+        match: matcherOf(operation.routePath),
         methods: new Map(),
       };
       byPath.set(operation.routePath, route);

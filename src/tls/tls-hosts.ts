@@ -27,6 +27,22 @@ export function normaliseHost(host: string): string {
 const isDnsName = (name: string): boolean =>
   name.length <= 253 && name.split('.').every((l) => LABEL.test(l));
 
+/**
+ * An IPv6 literal, as `net.isIPv6` says, but checked by the URL parser when it can: the first
+ * `isIP` call in a process compiles a large regular expression (several milliseconds of every
+ * start, for the default's `::1`). A zone id (`%eth0`), which URLs do not take, is left to `isIP`.
+ */
+const isIPv6Literal = (name: string): boolean => {
+  if (!name.includes(':')) return false;
+  if (name.includes('%')) return isIP(name) === 6;
+  try {
+    new URL(`http://[${name}]/`);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Parses `tlsHosts`; a malformed entry is a ConfigError naming the option. */
 export function parseTlsHosts(list: string): TlsHosts {
   const entries: string[] = [];
@@ -36,7 +52,7 @@ export function parseTlsHosts(list: string): TlsHosts {
     const name = entry.startsWith('*.') ? entry.slice(2) : entry;
     const ok = entry.startsWith('*.')
       ? isDnsName(name) && name.includes('.')
-      : isIP(name) !== 0 || isDnsName(name);
+      : isDnsName(name) || isIPv6Literal(name); // an IPv4 literal is a DNS name by this check
     if (!ok) {
       throw new ConfigError(
         `--tls-hosts (TLS_HOSTS): "${raw.trim()}" is not a host name, an IP address or a *.domain pattern`,
@@ -53,7 +69,7 @@ export function parseTlsHosts(list: string): TlsHosts {
       const name = normaliseHost(host);
       return (
         exact.has(name) ||
-        (isIP(name) === 0 && suffixes.some((s) => name.endsWith(s) && name.length > s.length))
+        (suffixes.some((s) => name.endsWith(s) && name.length > s.length) && isIP(name) === 0)
       );
     },
   };

@@ -1,0 +1,85 @@
+/**
+ * Loads the package's start-up bundle (one CommonJS file, `dist/bundle/fake.cjs`) with V8's code
+ * cache kept between starts, on every Node version: the cache Node itself keeps
+ * (`module.enableCompileCache`) needs Node 22.1. The bundle is compiled as a script with the
+ * cached data of an earlier start, which V8 checks against its own version and flags; the cache
+ * file is named after the SHA-1 of the bundle's text, so an edited or rebuilt bundle never meets
+ * the code of another. When there was no cache (or V8 refused it), one is written as the process
+ * exits, with every function the run compiled, if the run created a server (`markServed`): a run
+ * that only printed its version would leave a cache of little use.
+ *
+ * Where: `NODE_COMPILE_CACHE` (Node's own variable) when set, else `passportal-docs-fake` in the
+ * system's temporary folder; `NODE_DISABLE_COMPILE_CACHE=1` turns it off. A folder that cannot be
+ * written costs nothing but the cache.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+type Exports = Record<string, unknown>;
+
+const loaded = new Map<string, Exports>();
+
+/** Set on `globalThis` by the bundle's code when it has created a server. */
+const SERVED = Symbol.for('passportal-docs-fake.served');
+
+/** Called by `createMockServer`: this process's code cache is worth keeping. */
+export function markServed(): void {
+  (globalThis as Record<symbol, unknown>)[SERVED] = true;
+}
+
+function cacheFolder(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
+  return join(env.NODE_COMPILE_CACHE || tmpdir(), 'passportal-docs-fake');
+}
+
+/** The CommonJS file at `file` run as a module: its exports (once per process). */
+export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): Exports {
+  const known = loaded.get(file);
+  if (known !== undefined) return known;
+  const source = readFileSync(file, 'utf8');
+  const folder = cacheFolder(env);
+  const cacheFile =
+    folder &&
+    join(
+      folder,
+      `${createHash('sha1').update(source).digest('hex')}-${process.version}-${process.arch}.cache`,
+    );
+  let cachedData: Buffer | undefined;
+  if (cacheFile) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      cachedData = undefined;
+    }
+  }
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+  });
+  if (cacheFile && (cachedData === undefined || script.cachedDataRejected === true)) {
+    process.once('exit', () => {
+      if ((globalThis as Record<symbol, unknown>)[SERVED] === true) save(script, cacheFile);
+    });
+  }
+  const module = { exports: {} as Exports };
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  loaded.set(file, module.exports);
+  return module.exports;
+}
+
+/** Writes the script's code cache whole (a temporary file renamed), or not at all. */
+function save(script: Script, cacheFile: string): void {
+  try {
+    mkdirSync(dirname(cacheFile), { recursive: true });
+    const temporary = `${cacheFile}.${process.pid}.tmp`;
+    writeFileSync(temporary, script.createCachedData());
+    renameSync(temporary, cacheFile);
+  } catch {
+    // Not writable: the next start compiles again.
+  }
+}

@@ -8,12 +8,15 @@
  * exits, with every function the run compiled, if the run created a server (`markServed`): a run
  * that only printed its version would leave a cache of little use.
  *
- * Where: `NODE_COMPILE_CACHE` (Node's own variable) when set, else `passportal-docs-fake` in the
- * system's temporary folder; `NODE_DISABLE_COMPILE_CACHE=1` turns it off. A folder that cannot be
- * written costs nothing but the cache.
+ * Where: `passportal-docs-fake` in `NODE_COMPILE_CACHE` (Node's own variable) when set, else
+ * `passportal-docs-fake-<uid>` in the system's temporary folder; `NODE_DISABLE_COMPILE_CACHE=1`
+ * turns it off. A cache is code this process runs, so a folder in the shared temporary folder is
+ * used only when it is the user's own and no one else can write to it (made so, mode 0700); one
+ * that another user made first is passed over. A folder that cannot be written costs nothing but
+ * the cache.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,9 +34,29 @@ export function markServed(): void {
   (globalThis as Record<symbol, unknown>)[SERVED] = true;
 }
 
-function cacheFolder(env: NodeJS.ProcessEnv): string | undefined {
+interface CacheFolder {
+  path: string;
+  /** Named by the user (`NODE_COMPILE_CACHE`): trusted as it is. */
+  chosen: boolean;
+}
+
+function cacheFolder(env: NodeJS.ProcessEnv): CacheFolder | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
-  return join(env.NODE_COMPILE_CACHE || tmpdir(), 'passportal-docs-fake');
+  if (env.NODE_COMPILE_CACHE)
+    return { path: join(env.NODE_COMPILE_CACHE, 'passportal-docs-fake'), chosen: true };
+  return { path: join(tmpdir(), `passportal-docs-fake-${process.getuid?.() ?? 'user'}`), chosen: false };
+}
+
+/** Whether the folder's files may be run: chosen by the user, or the user's own and writable by no one else. */
+function trusted(folder: CacheFolder): boolean {
+  if (folder.chosen) return true;
+  try {
+    const stats = statSync(folder.path);
+    const own = process.getuid === undefined || stats.uid === process.getuid();
+    return stats.isDirectory() && own && (stats.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The CommonJS file at `file` run as a module: its exports (once per process). */
@@ -45,11 +68,11 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
   const cacheFile =
     folder &&
     join(
-      folder,
+      folder.path,
       `${createHash('sha1').update(source).digest('hex')}-${process.version}-${process.arch}.cache`,
     );
   let cachedData: Buffer | undefined;
-  if (cacheFile) {
+  if (folder && cacheFile && trusted(folder)) {
     try {
       cachedData = readFileSync(cacheFile);
     } catch {
@@ -60,9 +83,9 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
     filename: file,
     cachedData,
   });
-  if (cacheFile && (cachedData === undefined || script.cachedDataRejected === true)) {
+  if (folder && cacheFile && (cachedData === undefined || script.cachedDataRejected === true)) {
     process.once('exit', () => {
-      if ((globalThis as Record<symbol, unknown>)[SERVED] === true) save(script, cacheFile);
+      if ((globalThis as Record<symbol, unknown>)[SERVED] === true) save(script, folder, cacheFile);
     });
   }
   const module = { exports: {} as Exports };
@@ -73,9 +96,10 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
 }
 
 /** Writes the script's code cache whole (a temporary file renamed), or not at all. */
-function save(script: Script, cacheFile: string): void {
+function save(script: Script, folder: CacheFolder, cacheFile: string): void {
   try {
-    mkdirSync(dirname(cacheFile), { recursive: true });
+    mkdirSync(folder.path, { recursive: true, mode: 0o700 });
+    if (!trusted(folder)) return;
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(temporary, script.createCachedData());
     renameSync(temporary, cacheFile);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import cors from 'cors';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import cors from 'cors';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';

@@ -91,7 +91,8 @@ function record(res: Response, completed: boolean): void {
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && validateResponses) {
     const { response } = state;
-    const text = typeof response === 'string' || response === undefined ? response : response.toString('utf8');
+    const text =
+      typeof response === 'string' || response === undefined ? response : response.toString('utf8');
     started.checks.schedule(instance, entry, operationId, res, text);
   }
 }

@@ -36,14 +36,12 @@ describe('the journal of built answers', () => {
     const list = await server.http.get('/api/v2/documents?resultsPerPage=1').set('x-access-token', token);
     const id = list.body.results[0].id;
     const before = await server.http.get(`/api/v2/documents/${id}`).set('x-access-token', token).expect(200);
-    await server.http
-      .patch(`/api/v2/documents/${id}`)
-      .set('x-access-token', token)
-      .send({})
-      .expect(200);
+    await server.http.patch(`/api/v2/documents/${id}`).set('x-access-token', token).send({}).expect(200);
     const after = await server.http.get(`/api/v2/documents/${id}`).set('x-access-token', token).expect(200);
     expect(after.text).not.toBe(before.text);
-    const reads = (await server.mock.requests()).filter((r) => r.method === 'GET' && r.path.endsWith(`/${id}`));
+    const reads = (await server.mock.requests()).filter(
+      (r) => r.method === 'GET' && r.path.endsWith(`/${id}`),
+    );
     expect(reads.map((r) => JSON.stringify(r.response))).toEqual([before.text, after.text]);
   });
 

@@ -11,12 +11,16 @@
  * - the image's size and `docker run` to healthy, when a Docker-API engine answers
  *   (`DOCKER_HOST`); skipped with a note otherwise.
  *
- *   node bench/lightness.mjs [--root DIR]      (after `npm run build`; also run by `npm run bench`)
+ *   node bench/lightness.mjs [--root DIR] [--before DIR]   (after `npm run build`; also run by `npm run bench`)
+ *
+ * `--before DIR`: another package root (a build of an earlier commit, with its node_modules)
+ * measured in the same interleaved rounds (CPU, RSS, start-up, second instance), so a change's
+ * gain is a ratio of one run; the table gets a column for it. The image rows are the root's only.
  *   env: BENCH_LIGHT_ROUNDS (2), BENCH_DURATION (6), BENCH_WARMUP (2), BENCH_RSS_SECONDS (60),
  *        BENCH_STARTUP_ROUNDS (11), BENCH_IMAGE=0 to skip the image rows
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -85,14 +89,18 @@ async function load(server, operation, paths, headers, opts, extra = {}) {
   return r;
 }
 
-/** CPU per request of the fake (journal on and off) and of static Express, interleaved rounds. */
-async function cpuRows(root, data, tmp, opts) {
+/**
+ * CPU per request of the fake (journal on and off) from each root and of static Express,
+ * interleaved rounds; by root label.
+ */
+async function cpuRows(roots, data, tmp, opts) {
   const paths = {
     list: LIST,
     read: `/api/v2/documents/${data.readId}`,
     patch: `/api/v2/documents/${data.readId}`,
   };
-  const cpu = { fake: {}, fakeNoJournal: {}, express: {} };
+  const cpu = { express: {} };
+  for (const label of Object.keys(roots)) cpu[label] = { fake: {}, fakeNoJournal: {} };
   const push = (into, op, r) => {
     into[op] ??= [];
     into[op].push(r.serverCpuUsPerRequest);
@@ -100,34 +108,26 @@ async function cpuRows(root, data, tmp, opts) {
   let routesFile;
   for (let round = 1; round <= opts.rounds; round++) {
     log(`lightness: CPU round ${round} of ${opts.rounds}`);
-    const fake = await startFake(root, ['--fixtures', data.files[10_000]]);
-    try {
-      const headers = { 'x-access-token': fake.token };
-      if (!routesFile) {
-        const bodies = {};
-        for (const op of ['list', 'read', 'patch']) {
-          const res = await request(fake.port, paths[op], {
-            method: op === 'patch' ? 'PATCH' : 'GET',
-            headers: { ...headers, 'content-type': 'application/json' },
-            body: op === 'patch' ? PATCH_BODY : undefined,
-          });
-          if (res.status !== 200) throw new Error(`${op} answered ${res.status}: ${res.body}`);
-          const key = op === 'list' ? '/api/v2/documents' : op === 'patch' ? `PATCH ${paths[op]}` : paths[op];
-          bodies[key] = res.body.toString('utf8');
-        }
-        routesFile = join(tmp, 'lightness-routes.json');
-        await writeFile(routesFile, JSON.stringify(bodies));
+    for (const [label, root] of Object.entries(roots)) {
+      const fake = await startFake(root, ['--fixtures', data.files[10_000]]);
+      try {
+        const headers = { 'x-access-token': fake.token };
+        if (!routesFile) routesFile = await staticRoutes(fake, paths, headers, tmp);
+        for (const op of ['list', 'read', 'patch'])
+          push(cpu[label].fake, op, await load(fake, op, paths, headers, opts));
+      } finally {
+        await stopProcess(fake.child);
       }
-      for (const op of ['list', 'read', 'patch'])
-        push(cpu.fake, op, await load(fake, op, paths, headers, opts));
-    } finally {
-      await stopProcess(fake.child);
-    }
-    const off = await startFake(root, ['--fixtures', data.files[10_000], '--journal-limit', '0']);
-    try {
-      push(cpu.fakeNoJournal, 'list', await load(off, 'list', paths, { 'x-access-token': off.token }, opts));
-    } finally {
-      await stopProcess(off.child);
+      const off = await startFake(root, ['--fixtures', data.files[10_000], '--journal-limit', '0']);
+      try {
+        push(
+          cpu[label].fakeNoJournal,
+          'list',
+          await load(off, 'list', paths, { 'x-access-token': off.token }, opts),
+        );
+      } finally {
+        await stopProcess(off.child);
+      }
     }
     const ex = await startStaticExpress(routesFile);
     try {
@@ -137,53 +137,76 @@ async function cpuRows(root, data, tmp, opts) {
     }
   }
   const med = (into) => Object.fromEntries(Object.entries(into).map(([op, v]) => [op, median(v)]));
-  return {
-    rounds: opts.rounds,
-    fakeUs: med(cpu.fake),
-    fakeNoJournalUs: med(cpu.fakeNoJournal),
-    expressUs: med(cpu.express),
-    runs: cpu,
-  };
+  const byRoot = Object.fromEntries(
+    Object.keys(roots).map((label) => [
+      label,
+      { fakeUs: med(cpu[label].fake), fakeNoJournalUs: med(cpu[label].fakeNoJournal) },
+    ]),
+  );
+  return { rounds: opts.rounds, expressUs: med(cpu.express), ...byRoot, runs: cpu };
 }
 
-/** Peak RSS over `seconds` of list load: the fake on its default fixtures, then static Express. */
-async function rssRows(root, tmp, opts) {
-  log(`lightness: RSS under ${opts.rssSeconds} s of list load (default fixtures)`);
-  const fake = await startFake(root, []);
+/** The static Express app's routes: the bytes the fake answered on each benchmarked path. */
+async function staticRoutes(fake, paths, headers, tmp) {
+  const bodies = {};
+  for (const op of ['list', 'read', 'patch']) {
+    const res = await request(fake.port, paths[op], {
+      method: op === 'patch' ? 'PATCH' : 'GET',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: op === 'patch' ? PATCH_BODY : undefined,
+    });
+    if (res.status !== 200) throw new Error(`${op} answered ${res.status}: ${res.body}`);
+    const key = op === 'list' ? '/api/v2/documents' : op === 'patch' ? `PATCH ${paths[op]}` : paths[op];
+    bodies[key] = res.body.toString('utf8');
+  }
+  const file = join(tmp, 'lightness-routes.json');
+  await writeFile(file, JSON.stringify(bodies));
+  return file;
+}
+
+/** Peak RSS over `seconds` of list load: the fake from each root on its default fixtures, then static Express. */
+async function rssRows(roots, tmp, opts) {
+  const out = { seconds: opts.rssSeconds };
   let listBody;
-  let fakeMemory;
-  try {
-    const headers = { 'x-access-token': fake.token };
-    const res = await request(fake.port, LIST, { headers });
-    if (res.status !== 200) throw new Error(`list on the default fixtures answered ${res.status}`);
-    listBody = res.body.toString('utf8');
-    const atStart = memoryOf(fake.child.pid);
-    await load(fake, 'list', { list: LIST }, headers, { warmupSeconds: 0, durationSeconds: opts.rssSeconds });
-    fakeMemory = { atStart, ...memoryOf(fake.child.pid) };
-  } finally {
-    await stopProcess(fake.child);
+  for (const [label, root] of Object.entries(roots)) {
+    log(`lightness: RSS under ${opts.rssSeconds} s of list load (default fixtures), ${label}`);
+    const fake = await startFake(root, []);
+    try {
+      const headers = { 'x-access-token': fake.token };
+      const res = await request(fake.port, LIST, { headers });
+      if (res.status !== 200) throw new Error(`list on the default fixtures answered ${res.status}`);
+      listBody ??= res.body.toString('utf8');
+      const atStart = memoryOf(fake.child.pid);
+      await load(fake, 'list', { list: LIST }, headers, {
+        warmupSeconds: 0,
+        durationSeconds: opts.rssSeconds,
+      });
+      out[label] = { atStart, ...memoryOf(fake.child.pid) };
+    } finally {
+      await stopProcess(fake.child);
+    }
   }
   const routesFile = join(tmp, 'lightness-rss-routes.json');
   await writeFile(routesFile, JSON.stringify({ '/api/v2/documents': listBody }));
   const ex = await startStaticExpress(routesFile);
-  let expressMemory;
   try {
     await load(ex, 'list', { list: LIST }, {}, { warmupSeconds: 0, durationSeconds: opts.rssSeconds });
-    expressMemory = memoryOf(ex.child.pid);
+    out.express = memoryOf(ex.child.pid);
   } finally {
     await stopProcess(ex.child);
   }
-  return { seconds: opts.rssSeconds, fake: fakeMemory, express: expressMemory };
+  return out;
 }
 
 /** A second (and third) createMockServer() in one process, in a child of its own. */
 async function secondInstance(root) {
-  log('lightness: a second createMockServer() in one process');
+  log(`lightness: a second createMockServer() in one process (${root})`);
   const { stdout } = await run(process.execPath, [
     '--expose-gc',
     join(BENCH, 'inprocess.mjs'),
     'second',
-    join(root, 'dist/index.js'),
+    // What `import 'passportal-docs-fake'` loads: the package's main entry.
+    join(root, JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).main),
     '9',
   ]);
   return JSON.parse(stdout);
@@ -264,12 +287,14 @@ export async function measureLightness(root, options = {}) {
   const tmp = await mkdtemp(join(tmpdir(), 'passportal-lightness-'));
   try {
     const data = await writeBenchData({ dir: tmp, sizes: [10_000], jsonServerSize: 10, seed: 42 });
-    const cpu = await cpuRows(root, data, tmp, opts);
-    const rss = await rssRows(root, tmp, opts);
-    const startup = await measureStartupRatios(opts.startupRounds, log);
-    const second = await secondInstance(root);
+    const roots = { after: root, ...(opts.before ? { before: opts.before } : {}) };
+    const cpu = await cpuRows(roots, data, tmp, opts);
+    const rss = await rssRows(roots, tmp, opts);
+    const startup = await measureStartupRatios(opts.startupRounds, log, opts.before ? [opts.before] : []);
+    const second = { after: await secondInstance(root) };
+    if (opts.before) second.before = await secondInstance(opts.before);
     const image = await imageRows(root, opts);
-    return { root, node: process.version, cpu, rss, startup, second, image };
+    return { root, before: opts.before, node: process.version, cpu, rss, startup, second, image };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
@@ -279,39 +304,43 @@ const x = (a, b) => `${(a / b).toFixed(2)}×`;
 const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
 const ms = (v) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
 
-/** The issue's table, as measured: one row per measure, its reference and its target. */
-export function lightnessTable(r) {
-  const { cpu, rss, startup, second, image } = r;
+/** The issue's table, as measured: one row per measure, its reference, its target, and the same measure of `label`'s root. */
+function rowsOf(r, label) {
+  const { cpu, rss, startup, image } = r;
+  const fake = cpu[label];
+  const second = r.second[label];
   const rows = [];
   for (const [op, target] of [
     ['list', 1.3],
     ['read', 1.15],
     ['patch', 1.25],
   ]) {
-    const ratio = cpu.fakeUs[op] / cpu.expressUs[op];
+    const ratio = fake.fakeUs[op] / cpu.expressUs[op];
     rows.push([
       `${op === 'patch' ? 'PATCH' : op} CPU per request ÷ static Express 5 (same bytes)`,
-      `${x(cpu.fakeUs[op], cpu.expressUs[op])} (${cpu.fakeUs[op].toFixed(0)} vs ${cpu.expressUs[op].toFixed(0)} µs)`,
+      `${x(fake.fakeUs[op], cpu.expressUs[op])} (${fake.fakeUs[op].toFixed(0)} vs ${cpu.expressUs[op].toFixed(0)} µs)`,
       `≤ ${target}×`,
       ratio <= target,
     ]);
   }
-  const share = 1 - cpu.fakeNoJournalUs.list / cpu.fakeUs.list;
+  const share = 1 - fake.fakeNoJournalUs.list / fake.fakeUs.list;
   rows.push([
     "the journal's share of list CPU (vs --journal-limit 0)",
-    `${(100 * share).toFixed(0)} % (${cpu.fakeUs.list.toFixed(0)} → ${cpu.fakeNoJournalUs.list.toFixed(0)} µs)`,
+    `${(100 * share).toFixed(0)} % (${fake.fakeUs.list.toFixed(0)} → ${fake.fakeNoJournalUs.list.toFixed(0)} µs)`,
     '≤ 10 %',
     share <= 0.1,
   ]);
   rows.push([
     `peak RSS under ${rss.seconds} s of list load, default fixtures`,
-    `${mb(rss.fake.peakRss)} (${mb(rss.fake.rss)} at the end; Express ${mb(rss.express.peakRss)})`,
+    `${mb(rss[label].peakRss)} (${mb(rss[label].rss)} at the end; Express ${mb(rss.express.peakRss)})`,
     '≤ 150 MB',
-    rss.fake.peakRss <= 150e6,
+    rss[label].peakRss <= 150e6,
   ]);
   for (const [name, s] of Object.entries(startup.starts)) {
+    const ofBefore = name.endsWith(']');
+    if (ofBefore !== (label === 'before')) continue;
     rows.push([
-      `spawn to healthy ÷ node -e 0: ${name}`,
+      `spawn to healthy ÷ node -e 0: ${name.replace(/ \[.*\]$/, '')}`,
       `${s.ratio.toFixed(2)}× (${ms(s.medianMs)} vs ${ms(startup.bareNodeMs)})`,
       '≤ 2.0×',
       s.ratio <= 2,
@@ -323,9 +352,11 @@ export function lightnessTable(r) {
     '≤ 3 ms, ≤ 0.3 MB',
     second.laterMedianMs <= 3 && second.laterHeapMedianBytes <= 0.3e6,
   ]);
-  if (image.skipped) {
-    rows.push(['image size', `skipped: ${image.skipped}`, '≤ 150 MB', undefined]);
-    rows.push(['docker run to healthy', `skipped: ${image.skipped}`, '≤ 2 s', undefined]);
+  const noImage =
+    label === 'before' ? 'not measured for the earlier root' : image.skipped && `skipped: ${image.skipped}`;
+  if (noImage) {
+    rows.push(['image size', noImage, '≤ 150 MB', undefined]);
+    rows.push(['docker run to healthy', noImage, '≤ 2 s', undefined]);
   } else {
     rows.push(['image size', mb(image.sizeBytes), '≤ 150 MB', image.sizeBytes <= 150e6]);
     rows.push([
@@ -338,24 +369,40 @@ export function lightnessTable(r) {
   return rows;
 }
 
+/** The table's rows: measure, measured, target, met, and (with a before root) what it measured. */
+export function lightnessTable(r) {
+  const after = rowsOf(r, 'after');
+  if (!r.before) return after;
+  const before = rowsOf(r, 'before');
+  return after.map((row, i) => [...row, before[i]?.[1]]);
+}
+
 export function printLightness(r) {
   const rows = lightnessTable(r);
   const lines = [
     '',
     `### Lighter and faster (${r.node}; ${r.cpu.rounds} interleaved rounds for CPU)`,
     '',
-    '| measure | measured | target | met |',
-    '|---|---|---|---|',
-    ...rows.map(([m, v, t, ok]) => `| ${m} | ${v} | ${t} | ${ok === undefined ? '–' : ok ? 'yes' : 'no'} |`),
+    r.before
+      ? '| measure | measured | target | met | before (same run) |'
+      : '| measure | measured | target | met |',
+    r.before ? '|---|---|---|---|---|' : '|---|---|---|---|',
+    ...rows.map(
+      ([m, v, t, ok, before]) =>
+        `| ${m} | ${v} | ${t} | ${ok === undefined ? '–' : ok ? 'yes' : 'no'} |${r.before ? ` ${before} |` : ''}`,
+    ),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const i = process.argv.indexOf('--root');
-  const root = resolve(i > 0 ? process.argv[i + 1] : join(BENCH, '..'));
-  const result = await measureLightness(root);
+  const arg = (name) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? resolve(process.argv[i + 1]) : undefined;
+  };
+  const root = arg('--root') ?? resolve(join(BENCH, '..'));
+  const result = await measureLightness(root, { before: arg('--before') });
   printLightness(result);
   const out = process.env.BENCH_LIGHT_OUT;
   if (out) await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);

@@ -19,5 +19,8 @@ export function createLogger(options: Pick<Options, 'logLevel' | 'logFormat'>): 
       pretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname,name', sync: true }),
     );
   }
+  // Silent (tests, benchmarks): no buffered writer of its own on stdout, with its exit hooks, for a
+  // logger that writes nothing; should its level be raised later, it writes to stdout as a stream.
+  if (options.logLevel === 'silent') return pino(base, process.stdout);
   return pino(base);
 }

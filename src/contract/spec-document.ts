@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { deepFreeze } from '../deep-freeze.js';
 import { packagePath } from '../package-root.js';
@@ -59,9 +59,16 @@ const loaded = new Map<string, LoadedSpec>();
  * deep-frozen once a second server shares it.
  */
 export function loadSpec(path: string = DEFAULT_SPEC_PATH): LoadedSpec {
+  const stamp = stampOf(path);
+  const unchanged = stamp === undefined ? undefined : stamps.get(path);
+  if (unchanged !== undefined && unchanged.stamp === stamp) {
+    deepFreeze(unchanged.spec.document);
+    return unchanged.spec;
+  }
   const yaml = readFileSync(path, 'utf8');
   const known = loaded.get(path);
   if (known?.yaml === yaml) {
+    if (stamp !== undefined) stamps.set(path, { stamp, spec: known });
     // Frozen when a second server shares it: a process with one server pays nothing for it.
     deepFreeze(known.document);
     return known;
@@ -76,7 +83,24 @@ export function loadSpec(path: string = DEFAULT_SPEC_PATH): LoadedSpec {
     json: JSON.stringify(document),
   });
   loaded.set(path, spec);
+  if (stamp !== undefined) stamps.set(path, { stamp, spec });
   return spec;
+}
+
+/**
+ * The spec file's size, modification time (nanoseconds) and inode when a spec was last taken from
+ * it: while they read the same, the file was not written since, and a later server takes the
+ * spec without reading it again.
+ */
+const stamps = new Map<string, { stamp: string; spec: LoadedSpec }>();
+
+function stampOf(path: string): string | undefined {
+  try {
+    const s = statSync(path, { bigint: true });
+    return `${s.size}\0${s.mtimeNs}\0${s.ino}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Resolves a local `$ref` (`#/components/...`) once; other values are returned as they are. */

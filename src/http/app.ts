@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import cors from 'cors';
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { createRouteSuggester } from '../contract/nearest-route.js';
@@ -274,37 +274,24 @@ function decodeSegment(segment: string): string | undefined {
  */
 export function createApp(context: AppContext): RequestListener {
   const { options, spec, root, sessions, logger, validators } = context;
-  const app = express();
-  app.disable('x-powered-by');
-  // node:querystring, which the journal also uses when it lists a request's query.
-  app.set('query parser', 'simple');
-  app.set('etag', false);
-
+  const { request, response } = expressHelpers();
   const operations = listOperations(spec.document);
-  const fallback = createSpecFallback(spec.document);
-  const handlers: HandlerTable<Instance> = {
-    ...vendorHandlers,
-    // Where the live service serves its Swagger document: this spec, as JSON.
-    getSwaggerDocument: () => ({ status: 200, body: spec.document }),
-    ...createAdminHandlers({
+  const adminRouter = createSpecRouter({
+    document: spec.document,
+    operations: operations.filter((op) => op.tags.includes(ADMIN_TAG)),
+    handlers: createAdminHandlers({
       root,
       sessions,
       memory: context.memory,
       operationIds: clientOperationIds(spec.document),
     }),
-  };
-  const router = (tagged: boolean) =>
-    createSpecRouter({
-      document: spec.document,
-      operations: operations.filter((op) => op.tags.includes(ADMIN_TAG) === tagged),
-      handlers,
-      fallback,
-      validators,
-    });
+    fallback: createSpecFallback(spec.document),
+    validators,
+  });
   const instanceRoutes = createInstanceRouter({
     options,
-    adminRouter: router(true),
-    apiRouter: router(false),
+    adminRouter,
+    apiRouter: vendorRouter(spec, validators),
     checks: new ResponseChecks(spec.document, logger),
     suggestRoute: createRouteSuggester(operations),
     memory: context.memory,
@@ -331,7 +318,6 @@ export function createApp(context: AppContext): RequestListener {
   const renderFailure = createErrorHandler({
     onUnexpected: (error) => logger.error({ err: error }, 'unexpected error while handling a request'),
   });
-  const { request, response } = app;
   return (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const req = incoming as Request;
     const res = outgoing as Response;
@@ -351,6 +337,56 @@ export function createApp(context: AppContext): RequestListener {
     req.next = done;
     serve(req, res, done);
   };
+}
+
+/**
+ * An Express app used for its request and response helpers alone (their prototypes, and the
+ * settings they read): no routes, nothing of any server's, never changed once made, so every
+ * server in the process takes its helpers from the one made first.
+ */
+let helpers: Express | undefined;
+
+function expressHelpers(): Express {
+  if (helpers) return helpers;
+  const app = express();
+  app.disable('x-powered-by');
+  // node:querystring, which the journal also uses when it lists a request's query.
+  app.set('query parser', 'simple');
+  app.set('etag', false);
+  helpers = app;
+  return app;
+}
+
+/**
+ * The vendor operations' router of a spec, made once per spec and its validators and shared by
+ * every server that loads them: its handlers and the fallback mocker hold nothing of a server's
+ * (they read the instance from the request), so a later server pays nothing for it.
+ */
+const vendorRouters = new WeakMap<LoadedSpec, WeakMap<OperationValidators, RequestHandler>>();
+
+function vendorRouter(spec: LoadedSpec, validators: OperationValidators): RequestHandler {
+  let bySpec = vendorRouters.get(spec);
+  if (!bySpec) {
+    bySpec = new WeakMap();
+    vendorRouters.set(spec, bySpec);
+  }
+  let router = bySpec.get(validators);
+  if (!router) {
+    const handlers: HandlerTable<Instance> = {
+      ...vendorHandlers,
+      // Where the live service serves its Swagger document: this spec, as JSON.
+      getSwaggerDocument: () => ({ status: 200, body: spec.document }),
+    };
+    router = createSpecRouter({
+      document: spec.document,
+      operations: listOperations(spec.document).filter((op) => !op.tags.includes(ADMIN_TAG)),
+      handlers,
+      fallback: createSpecFallback(spec.document),
+      validators,
+    });
+    bySpec.set(validators, router);
+  }
+  return router;
 }
 
 /** The error handler answers every error itself; it never hands one on. */

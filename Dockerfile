@@ -25,14 +25,19 @@ RUN npm run build \
 # information and static symbol table (about 18 MB; scripts/strip-elf.mjs, as base images have no
 # binutils), the C libraries it links (what `ldd` lists), the `root` and `node` users and groups,
 # and the folders the server writes to: /tmp, /state (STATE_FILE) and /tls, the last two owned by
-# `node`. No shell, package manager, npm or CA bundle (Node carries its own root certificates).
-# Only the Node base and one script are its inputs, so it is cached apart from the source. -------
+# `node`. Of the rest of Debian only a POSIX shell with cat, awk and grep (about 1 MB), because
+# Testcontainers' default wait strategy checks a port from inside the container with
+# `/bin/sh -c 'cat /proc/net/tcp* | awk ... | grep ...'`. No package manager, npm, curl or CA
+# bundle (Node carries its own root certificates). Only the Node base and one script are its
+# inputs, so it is cached apart from the source. --------------------------------------------------
 FROM ${NODE_IMAGE} AS system
 COPY scripts/strip-elf.mjs /tmp/strip-elf.mjs
 RUN set -eu; R=/rootfs; node=$(command -v node); \
     mkdir -p $R/usr/local/bin $R/etc $R/tmp $R/state $R/tls $R/home/node; \
     node /tmp/strip-elf.mjs "$node" $R/usr/local/bin/node || cp "$node" $R/usr/local/bin/node; \
-    for lib in $(ldd "$node" | grep -o '/[^ ]*'); do \
+    mkdir -p $R/usr/bin; ln -s usr/bin $R/bin; \
+    for tool in sh cat awk grep; do cp -L "$(command -v $tool)" $R/usr/bin/$tool; done; \
+    for lib in $(ldd "$node" $R/usr/bin/* | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do \
       mkdir -p "$R$(dirname "$lib")"; cp -L "$lib" "$R$lib"; \
     done; \
     grep -E '^(root|node):' /etc/passwd > $R/etc/passwd; \
@@ -69,7 +74,7 @@ LABEL org.opencontainers.image.title="passportal-docs-fake" \
 # net.ipv4.ip_unprivileged_port_start=0 (examples/docker-compose.yml does), or have the client use
 # HTTPS_PROXY=http://<fake>:4010 instead. The CA is generated into /tls on first start (no key is
 # ever in the image); mount a volume there to keep it, or pass TLS_CA_CERT and TLS_CA_KEY.
-ENV PATH=/usr/local/bin \
+ENV PATH=/usr/local/bin:/usr/bin \
     NODE_ENV=production \
     NODE_COMPILE_CACHE=/app/.compile-cache \
     HOST=0.0.0.0 \

@@ -101,4 +101,6 @@ lockDown(join(ROOT, CACHE));
 let files = 0;
 for (const dir of readdirSync(join(ROOT, CACHE))) files += readdirSync(join(ROOT, CACHE, dir)).length;
 if (files === 0) fail('no compile cache was written');
-process.stdout.write(`warm-image: started, answered HTTP and HTTPS, stopped; ${files} modules in the compile cache\n`);
+process.stdout.write(
+  `warm-image: started, answered HTTP and HTTPS, stopped; ${files} modules in the compile cache\n`,
+);

@@ -92,7 +92,8 @@ describe.skipIf(!image)('what the image holds', () => {
       // The report writers: CTRF (which validates against the JSON schemas in its own folder) and JUnit.
       const ctrf = await fetch(`${base}/__admin/report?format=ctrf`);
       expect(ctrf.status).toBe(200);
-      expect((await ctrf.json()).results.tool.name).toBeTruthy();
+      const report = (await ctrf.json()) as { results: { tool: { name: string } } };
+      expect(report.results.tool.name).toBeTruthy();
       const junit = await (await fetch(`${base}/__admin/report?format=junit`)).text();
       expect(junit).toMatch(/^<\?xml/);
     } finally {

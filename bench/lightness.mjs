@@ -12,12 +12,15 @@
  *   (`DOCKER_HOST`); skipped with a note otherwise.
  *
  *   node bench/lightness.mjs [--root DIR] [--before DIR]   (after `npm run build`; also run by `npm run bench`)
+ *   node bench/lightness.mjs --image-only      (the image rows alone)
  *
  * `--before DIR`: another package root (a build of an earlier commit, with its node_modules)
  * measured in the same interleaved rounds (CPU, RSS, start-up, second instance), so a change's
  * gain is a ratio of one run; the table gets a column for it. The image rows are the root's only.
  *   env: BENCH_LIGHT_ROUNDS (2), BENCH_DURATION (6), BENCH_WARMUP (2), BENCH_RSS_SECONDS (60),
- *        BENCH_STARTUP_ROUNDS (11), BENCH_IMAGE=0 to skip the image rows
+ *        BENCH_STARTUP_ROUNDS (11), BENCH_IMAGE=0 to skip the image rows, BENCH_IMAGE_RUNS (3),
+ *        BENCH_IMAGE_COMPARE=<tag>: an image built before (e.g. from an older commit) measured
+ *        the same way, its runs interleaved with the new image's
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -214,8 +217,49 @@ async function secondInstance(root) {
 
 const docker = (args, opts = {}) => run('docker', args, { maxBuffer: 64 << 20, ...opts });
 
-/** Image size and `docker run` to healthy; undefined (with the reason) when no engine answers. */
-async function imageRows(root, opts) {
+/** `docker run` of an image to the first 200 from /__admin/health and to the health check's healthy. */
+async function runToHealthy(tag, name) {
+  const since = performance.now();
+  await docker(['run', '-d', '--name', name, '-p', `${HOST}::4010`, tag]);
+  try {
+    let answeredMs;
+    let hostPort;
+    for (;;) {
+      const elapsed = performance.now() - since;
+      if (elapsed > 60_000) throw new Error('the container was not healthy within 60 s');
+      if (answeredMs === undefined) {
+        hostPort ??= (await docker(['port', name, '4010']).catch(() => ({ stdout: '' }))).stdout
+          .split('\n')[0]
+          ?.trim();
+        if (hostPort) {
+          const ok = await fetch(`http://${hostPort}/__admin/health`).then(
+            (r) => r.ok,
+            () => false,
+          );
+          if (ok) answeredMs = performance.now() - since;
+        }
+      }
+      const status = (await docker(['inspect', '-f', '{{.State.Health.Status}}', name])).stdout.trim();
+      if (status === 'healthy') return { answeredMs, healthyMs: performance.now() - since };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await docker(['rm', '-f', name]).catch(() => {});
+  }
+}
+
+const summary = (runs) => ({
+  answeredMs: median(runs.map((r) => r.answeredMs ?? Number.NaN)),
+  healthyMs: median(runs.map((r) => r.healthyMs)),
+  runs,
+});
+
+/**
+ * Image size and `docker run` to healthy; undefined (with the reason) when no engine answers.
+ * With `opts.imageCompare` (a tag), that image is measured too, each of its runs right after one
+ * of the new image's, so both meet the same machine load.
+ */
+export async function imageRows(root, opts) {
   if (!opts.image) return { skipped: 'BENCH_IMAGE=0' };
   try {
     await docker(['info', '--format', '{{.ServerVersion}}'], { timeout: 20_000 });
@@ -227,49 +271,24 @@ async function imageRows(root, opts) {
   const t0 = performance.now();
   await docker(['build', '-q', '-t', tag, root], { timeout: 1_800_000 });
   const buildMs = performance.now() - t0;
-  const size = Number((await docker(['image', 'inspect', '-f', '{{.Size}}', tag])).stdout.trim());
+  const sizeOf = async (image) =>
+    Number((await docker(['image', 'inspect', '-f', '{{.Size}}', image])).stdout.trim());
+  const size = await sizeOf(tag);
+  const other = opts.imageCompare;
+  const compareSize = other ? await sizeOf(other) : undefined;
   const runs = [];
+  const compareRuns = [];
   for (let i = 0; i < opts.imageRuns; i++) {
-    log(`lightness: docker run to healthy, ${i + 1} of ${opts.imageRuns}`);
-    const name = `passportal-bench-${process.pid}-${i}`;
-    const since = performance.now();
-    await docker(['run', '-d', '--name', name, '-p', `${HOST}::4010`, tag]);
-    try {
-      let answeredMs;
-      let hostPort;
-      for (;;) {
-        const elapsed = performance.now() - since;
-        if (elapsed > 60_000) throw new Error('the container was not healthy within 60 s');
-        if (answeredMs === undefined) {
-          hostPort ??= (await docker(['port', name, '4010']).catch(() => ({ stdout: '' }))).stdout
-            .split('\n')[0]
-            ?.trim();
-          if (hostPort) {
-            const ok = await fetch(`http://${hostPort}/__admin/health`).then(
-              (r) => r.ok,
-              () => false,
-            );
-            if (ok) answeredMs = performance.now() - since;
-          }
-        }
-        const status = (await docker(['inspect', '-f', '{{.State.Health.Status}}', name])).stdout.trim();
-        if (status === 'healthy') {
-          runs.push({ answeredMs, healthyMs: performance.now() - since });
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    } finally {
-      await docker(['rm', '-f', name]).catch(() => {});
-    }
+    log(`lightness: docker run to healthy, ${i + 1} of ${opts.imageRuns}${other ? ` (and ${other})` : ''}`);
+    runs.push(await runToHealthy(tag, `passportal-bench-${process.pid}-${i}`));
+    if (other) compareRuns.push(await runToHealthy(other, `passportal-bench-${process.pid}-${i}-compare`));
   }
   return {
     tag,
     buildMs,
     sizeBytes: size,
-    answeredMs: median(runs.map((r) => r.answeredMs ?? Number.NaN)),
-    healthyMs: median(runs.map((r) => r.healthyMs)),
-    runs,
+    ...summary(runs),
+    ...(other && { compare: { tag: other, sizeBytes: compareSize, ...summary(compareRuns) } }),
   };
 }
 
@@ -282,6 +301,7 @@ export async function measureLightness(root, options = {}) {
     startupRounds: env('BENCH_STARTUP_ROUNDS', 11),
     image: process.env.BENCH_IMAGE !== '0',
     imageRuns: env('BENCH_IMAGE_RUNS', 3),
+    imageCompare: process.env.BENCH_IMAGE_COMPARE || undefined,
     ...options,
   };
   const tmp = await mkdtemp(join(tmpdir(), 'passportal-lightness-'));
@@ -352,18 +372,36 @@ function rowsOf(r, label) {
     '≤ 3 ms, ≤ 0.3 MB',
     second.laterMedianMs <= 3 && second.laterHeapMedianBytes <= 0.3e6,
   ]);
-  const noImage =
-    label === 'before' ? 'not measured for the earlier root' : image.skipped && `skipped: ${image.skipped}`;
-  if (noImage) {
-    rows.push(['image size', noImage, '≤ 150 MB', undefined]);
-    rows.push(['docker run to healthy', noImage, '≤ 2 s', undefined]);
-  } else {
-    rows.push(['image size', mb(image.sizeBytes), '≤ 150 MB', image.sizeBytes <= 150e6]);
+  // The image rows are measured once (an earlier image is compared by BENCH_IMAGE_COMPARE).
+  const imageRowsOf = imageTable(image);
+  rows.push(
+    ...(label === 'before'
+      ? imageRowsOf.map(([m, , t]) => [m, 'see the image rows', t, undefined])
+      : imageRowsOf),
+  );
+  return rows;
+}
+
+/** The image's rows (and, measured beside it, the compared image's). */
+export function imageTable(image) {
+  if (image.skipped)
+    return [
+      ['image size', `skipped: ${image.skipped}`, '≤ 150 MB', undefined],
+      ['docker run to healthy', `skipped: ${image.skipped}`, '≤ 2 s', undefined],
+    ];
+  const rows = [];
+  for (const [label, m] of [
+    ['', image],
+    [` (${image.compare?.tag}, interleaved)`, image.compare],
+  ]) {
+    if (!m) continue;
+    rows.push([`image size${label}`, mb(m.sizeBytes), '≤ 150 MB', m.sizeBytes <= 150e6]);
     rows.push([
-      'docker run to healthy (median)',
-      `${(image.healthyMs / 1000).toFixed(2)} s (port answers at ${(image.answeredMs / 1000).toFixed(2)} s)`,
+      `docker run to healthy (median of ${m.runs.length})${label}`,
+      `${(m.healthyMs / 1000).toFixed(2)} s (port answers at ${(m.answeredMs / 1000).toFixed(2)} s; ` +
+        `runs ${m.runs.map((r) => (r.healthyMs / 1000).toFixed(2)).join(', ')} s)`,
       '≤ 2 s',
-      image.healthyMs <= 2000,
+      m.healthyMs <= 2000,
     ]);
   }
   return rows;
@@ -402,6 +440,18 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     return i > 0 ? resolve(process.argv[i + 1]) : undefined;
   };
   const root = arg('--root') ?? resolve(join(BENCH, '..'));
+  if (process.argv.includes('--image-only')) {
+    const image = await imageRows(root, {
+      image: true,
+      imageRuns: env('BENCH_IMAGE_RUNS', 3),
+      imageCompare: process.env.BENCH_IMAGE_COMPARE || undefined,
+    });
+    const rows = imageTable(image);
+    process.stdout.write(
+      `${['| measure | measured | target | met |', '|---|---|---|---|', ...rows.map(([m, v, t, ok]) => `| ${m} | ${v} | ${t} | ${ok === undefined ? '–' : ok ? 'yes' : 'no'} |`)].join('\n')}\n`,
+    );
+    process.exit(0);
+  }
   const result = await measureLightness(root, { before: arg('--before') });
   printLightness(result);
   const out = process.env.BENCH_LIGHT_OUT;

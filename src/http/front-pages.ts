@@ -36,7 +36,8 @@ const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect 
 
 /** The landing page's one inline script, allowed by its hash in the page's policy. */
 const LANDING_SCRIPT = "document.getElementById('base').textContent = location.origin;";
-const LANDING_HEADERS = pageHeaders([LANDING_SCRIPT]);
+/** Made when the landing page is first asked for: a start hashes nothing it may never serve. */
+let landingHeaders: Record<string, string> | undefined;
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -141,7 +142,8 @@ export function createFrontPages(context: FrontPagesContext): (req: Request, res
     if (path === '/') {
       if (wantsHtml(req)) {
         res.setHeader('cache-control', 'no-store');
-        res.set(LANDING_HEADERS);
+        landingHeaders ??= pageHeaders([LANDING_SCRIPT]);
+        res.set(landingHeaders);
         res.type('html').send(landingHtml(context, context.mayReadSecrets(req)));
       } else {
         const { apiKeys, ...rest } = summary(context);

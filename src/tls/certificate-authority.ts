@@ -100,6 +100,19 @@ function checkedAuthority(
   return { cert, key };
 }
 
+/**
+ * The server key a start will have to make (none kept in the TLS folder yet), its making begun
+ * now, so that on a first start it is made while the CA's key is (each takes a core for a tenth of
+ * a second or more); undefined when a kept key will be read.
+ */
+export function serverKeyInTheMaking(options: Pick<TlsOptions, 'tlsDir'>): Promise<KeyObject> | undefined {
+  if (existsSync(join(options.tlsDir ?? defaultTlsDir(), 'server-key.pem'))) return undefined;
+  const made = newRsaKey();
+  // Awaited by openServerKey; a start that fails before then must not leave it unhandled.
+  made.catch(() => undefined);
+  return made;
+}
+
 async function newRsaKey(): Promise<KeyObject> {
   const { privateKey } = await generateKeyPairAsync('rsa', { modulusLength: 2048 });
   return privateKey;
@@ -289,7 +302,10 @@ export async function issueServerCertificate(
  * The key every server certificate of this CA uses: `server-key.pem` in the CA's folder (made on
  * first use, readable by its owner only), or a key in memory when the folder cannot be written.
  */
-export async function openServerKey(ca: CertificateAuthority): Promise<KeyObject> {
+export async function openServerKey(
+  ca: CertificateAuthority,
+  made?: Promise<KeyObject>,
+): Promise<KeyObject> {
   const path = ca.dir === undefined ? undefined : join(ca.dir, 'server-key.pem');
   if (path !== undefined && existsSync(path)) {
     try {
@@ -300,7 +316,7 @@ export async function openServerKey(ca: CertificateAuthority): Promise<KeyObject
       );
     }
   }
-  const key = await newRsaKey();
+  const key = await (made ?? newRsaKey());
   if (path !== undefined) {
     try {
       writeKeyFile(path, pemOfKey(key));

@@ -9,6 +9,7 @@ import {
   openCertificateAuthority,
   openServerCertificate,
   openServerKey,
+  serverKeyInTheMaking,
 } from './certificate-authority.js';
 import { certificateCovers, normaliseHost, parseTlsHosts, type TlsHosts } from './tls-hosts.js';
 
@@ -39,8 +40,9 @@ export class ServerCertificates {
     options: Pick<Options, 'tlsHosts' | 'tlsDir' | 'tlsCaCert' | 'tlsCaKey'>,
   ): Promise<ServerCertificates> {
     const hosts = parseTlsHosts(options.tlsHosts);
+    const made = serverKeyInTheMaking(options);
     const ca = await openCertificateAuthority(options);
-    const serverKey = await openServerKey(ca);
+    const serverKey = await openServerKey(ca, made);
     const main = await openServerCertificate(ca, serverKey, hosts.entries);
     return new ServerCertificates(ca, hosts, serverKey, main);
   }

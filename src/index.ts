@@ -19,7 +19,7 @@ import {
 } from './harness/instance-controls.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
 import { StateFile } from './harness/state-file.js';
-import { createApp } from './http/app.js';
+import { createApp, serverClasses } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
 import { guardConnections } from './http/connection-guard.js';
 import { createForwardProxy } from './http/forward-proxy.js';
@@ -210,7 +210,11 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   }
   let server: Server | undefined;
   let httpsServer: Server | undefined;
+  const { Request, Response } = serverClasses();
   const serverOptions: ServerOptions = {
+    // Requests and responses born with Express's helpers (http/app.ts).
+    IncomingMessage: Request,
+    ServerResponse: Response,
     maxHeaderSize: options.maxHeaderSize,
     // Node refuses a headers timeout longer than the request timeout.
     headersTimeout: Math.min(options.headersTimeoutMs, options.requestTimeoutMs),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import cors from 'cors';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
@@ -25,7 +25,7 @@ import { vendorHandlers } from './handlers/vendor-handlers.js';
 import { createInstanceRouter } from './instance-router.js';
 import { chain } from './middleware-chain.js';
 import { createRequestLog } from './request-log.js';
-import { RequestState, stateOf } from './request-state.js';
+import { pathOf, RequestState, stateOf } from './request-state.js';
 import { createSpecRouter } from './spec-router.js';
 import { wantsHtml } from './ui-assets.js';
 
@@ -120,8 +120,11 @@ const ADMIN_PATH = /^(?:\/sessions\/[^/]+)?\/__admin(?:\/|$)/;
 function corsMiddleware(vendorOrigins: string, adminOrigins: string | undefined): RequestHandler {
   const vendor = corsFor(vendorOrigins);
   const admin = corsFor(adminOrigins ?? '');
-  return (req, res, next) =>
-    req.path === '/' || ADMIN_PATH.test(req.path) ? admin(req, res, next) : vendor(req, res, next);
+  return (req, res, next) => {
+    const path = pathOf(req);
+    if (path === '/' || ADMIN_PATH.test(path)) admin(req, res, next);
+    else vendor(req, res, next);
+  };
 }
 
 /** Would the admin API answer this request? Its guard and its token, asked without answering. */
@@ -162,7 +165,7 @@ function dispatch({
   frontPages,
 }: DispatchOptions): RequestHandler {
   return (req, res, next) => {
-    const path = req.path;
+    const path = pathOf(req);
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (path === CA_PATH) {
         if (tlsCaPem === undefined) {
@@ -275,6 +278,7 @@ function decodeSegment(segment: string): string | undefined {
 export function createApp(context: AppContext): RequestListener {
   const { options, spec, root, sessions, logger, validators } = context;
   const { request, response } = expressHelpers();
+  const classes = serverClasses();
   const operations = listOperations(spec.document);
   const adminRouter = createSpecRouter({
     document: spec.document,
@@ -323,8 +327,10 @@ export function createApp(context: AppContext): RequestListener {
     const res = outgoing as Response;
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, request);
-    Object.setPrototypeOf(res, response);
+    // Made with Express's helpers by the fake's own servers (`serverClasses`); given them here when
+    // another server (supertest's) made the pair.
+    if (!(req instanceof classes.Request)) Object.setPrototypeOf(req, request);
+    if (!(res instanceof classes.Response)) Object.setPrototypeOf(res, response);
     req.originalUrl ??= req.url;
     req.baseUrl = '';
     const done = (error?: unknown): void => {
@@ -355,6 +361,31 @@ function expressHelpers(): Express {
   app.set('etag', false);
   helpers = app;
   return app;
+}
+
+/**
+ * The request and response classes of the fake's own servers (Node's `IncomingMessage` and
+ * `ServerResponse` with Express's helpers on their prototypes): every request is born with what
+ * the listener would otherwise give it by changing two prototypes per request, which V8 makes
+ * costly.
+ */
+export interface ServerClasses {
+  Request: typeof IncomingMessage;
+  Response: typeof ServerResponse;
+}
+
+let made: ServerClasses | undefined;
+
+export function serverClasses(): ServerClasses {
+  if (made) return made;
+  const { request, response } = expressHelpers();
+  class FakeRequest extends IncomingMessage {}
+  // Node makes a response with its request as the one argument.
+  const FakeResponse = class extends ServerResponse {} as typeof ServerResponse;
+  Object.setPrototypeOf(FakeRequest.prototype, request);
+  Object.setPrototypeOf(FakeResponse.prototype, response);
+  made = { Request: FakeRequest, Response: FakeResponse };
+  return made;
 }
 
 /**

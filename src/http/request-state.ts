@@ -1,4 +1,5 @@
-import type { Response } from 'express';
+import { parse as parseQuery } from 'node:querystring';
+import type { Request, Response } from 'express';
 import type { ApiError } from '../errors.js';
 import type { FaultKind } from '../harness/faults.js';
 import type { Instance } from '../harness/instance.js';
@@ -65,6 +66,32 @@ export class RequestState implements NoticeSink {
 
   /** `requestId`: the vendor's request identifier (`apiRequestUid`), also sent as `x-request-id`. */
   constructor(readonly requestId: string) {}
+}
+
+/** What makes `parseurl` (Express's `req.path`, `req.query`) hand a request target to `url.parse`. */
+const UNUSUAL_TARGET = /[\t\n\f\r #\u00a0\ufeff]/;
+
+/**
+ * The path of the request's URL, as Express's `req.path` reads it, without its URL object: the
+ * target up to its `?` (every request passes here, and most targets are plain). An unusual target
+ * is left to Express.
+ */
+export function pathOf(req: Request): string {
+  const { url } = req;
+  if (url.charCodeAt(0) !== 0x2f || UNUSUAL_TARGET.test(url)) return req.path;
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/**
+ * The query as Express's `req.query` reads it with the `simple` parser (node:querystring), parsed
+ * afresh on every call, without its URL object; an unusual target is left to Express.
+ */
+export function queryOf(req: Request): Record<string, unknown> {
+  const { url } = req;
+  if (url.charCodeAt(0) !== 0x2f || UNUSUAL_TARGET.test(url)) return req.query as Record<string, unknown>;
+  const q = url.indexOf('?');
+  return parseQuery(q < 0 ? '' : url.slice(q + 1));
 }
 
 /** The state of the request `res` answers. */

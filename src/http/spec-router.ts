@@ -13,7 +13,7 @@ import type { Principal } from '../domain/fake.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { addNotice, type Notice, notice } from '../notices.js';
-import { type RequestState, stateOf } from './request-state.js';
+import { queryOf, type RequestState, stateOf } from './request-state.js';
 import { sendResult } from './send-json.js';
 
 export interface SpecRouterOptions {
@@ -167,9 +167,9 @@ function createOperationRun(
       const request = validate(
         {
           params,
-          // Express parses the query string afresh on every read of `req.query`, so this object is
-          // the router's own: validation may coerce it in place without touching what is journaled.
-          query: req.query as Record<string, unknown>,
+          // Parsed afresh (as Express's `req.query` is), so this object is the router's own:
+          // validation may coerce it in place without touching what is journaled.
+          query: queryOf(req),
           headers: req.headers,
           body: req.body,
           mediaType: mediaTypeOf(req),

@@ -302,10 +302,7 @@ export async function issueServerCertificate(
  * The key every server certificate of this CA uses: `server-key.pem` in the CA's folder (made on
  * first use, readable by its owner only), or a key in memory when the folder cannot be written.
  */
-export async function openServerKey(
-  ca: CertificateAuthority,
-  made?: Promise<KeyObject>,
-): Promise<KeyObject> {
+export async function openServerKey(ca: CertificateAuthority, made?: Promise<KeyObject>): Promise<KeyObject> {
   const path = ca.dir === undefined ? undefined : join(ca.dir, 'server-key.pem');
   if (path !== undefined && existsSync(path)) {
     try {

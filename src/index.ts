@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { markServed } from './compile-cache.js';
@@ -28,6 +28,9 @@ import { MemoryBudget } from './memory-budget.js';
 import { resolveOptions } from './options/resolve.js';
 import { ServerCertificates } from './tls/server-certificates.js';
 import { parseTlsHosts } from './tls/tls-hosts.js';
+
+// node:https and node:tls load only when HTTPS is on: a start without it does not pay for them.
+const require = createRequire(import.meta.url);
 
 export {
   type AdminClient,
@@ -297,7 +300,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       tunnels.emit('listening');
       mock.url = `http://${hostForUrl(host)}:${bound}`;
       if (certificates !== undefined && options.httpsPort !== undefined) {
-        const t = answerEarly(createHttpsServer({ ...serverOptions, ...certificates.serverOptions() }, app));
+        const https = require('node:https') as typeof import('node:https');
+        const t = answerEarly(https.createServer({ ...serverOptions, ...certificates.serverOptions() }, app));
         guardConnections(t, options, 'secureConnection');
         try {
           const boundTls = await listenOn(t, options.httpsPort, host);

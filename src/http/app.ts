@@ -389,11 +389,16 @@ export function serverClasses(): ServerClasses {
 }
 
 /**
- * The vendor operations' router of a spec, made once per spec and its validators and shared by
- * every server that loads them: its handlers and the fallback mocker hold nothing of a server's
- * (they read the instance from the request), so a later server pays nothing for it.
+ * The vendor operations' router of a spec, made once per spec, its validators and the vendor
+ * handlers as they stand, and shared by every server that loads them: its handlers and the
+ * fallback mocker hold nothing of a server's (they read the instance from the request), so a
+ * later server pays nothing for it. A handler replaced in `vendorHandlers` (a test that breaks one
+ * on purpose) makes a new router for the servers made after, as building one per server did.
  */
-const vendorRouters = new WeakMap<LoadedSpec, WeakMap<OperationValidators, RequestHandler>>();
+const vendorRouters = new WeakMap<
+  LoadedSpec,
+  WeakMap<OperationValidators, { handlers: unknown[]; router: RequestHandler }>
+>();
 
 function vendorRouter(spec: LoadedSpec, validators: OperationValidators): RequestHandler {
   let bySpec = vendorRouters.get(spec);
@@ -401,22 +406,24 @@ function vendorRouter(spec: LoadedSpec, validators: OperationValidators): Reques
     bySpec = new WeakMap();
     vendorRouters.set(spec, bySpec);
   }
-  let router = bySpec.get(validators);
-  if (!router) {
-    const handlers: HandlerTable<Instance> = {
-      ...vendorHandlers,
-      // Where the live service serves its Swagger document: this spec, as JSON.
-      getSwaggerDocument: () => ({ status: 200, body: spec.document }),
-    };
-    router = createSpecRouter({
-      document: spec.document,
-      operations: listOperations(spec.document).filter((op) => !op.tags.includes(ADMIN_TAG)),
-      handlers,
-      fallback: createSpecFallback(spec.document),
-      validators,
-    });
-    bySpec.set(validators, router);
+  const current = Object.values(vendorHandlers);
+  const made = bySpec.get(validators);
+  if (made && made.handlers.length === current.length && made.handlers.every((h, i) => h === current[i])) {
+    return made.router;
   }
+  const handlers: HandlerTable<Instance> = {
+    ...vendorHandlers,
+    // Where the live service serves its Swagger document: this spec, as JSON.
+    getSwaggerDocument: () => ({ status: 200, body: spec.document }),
+  };
+  const router = createSpecRouter({
+    document: spec.document,
+    operations: listOperations(spec.document).filter((op) => !op.tags.includes(ADMIN_TAG)),
+    handlers,
+    fallback: createSpecFallback(spec.document),
+    validators,
+  });
+  bySpec.set(validators, { handlers: current, router });
   return router;
 }
 

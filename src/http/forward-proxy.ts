@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
+import type { TLSSocket as TlsSocketType } from 'node:tls';
 import { ApiError, type ErrorSuccess, renderError } from '../errors.js';
 import type { RequestVia } from '../harness/journal.js';
 import { type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import type { ServerCertificates } from '../tls/server-certificates.js';
 import type { TlsHosts } from '../tls/tls-hosts.js';
 import { rawAnswer } from './client-error.js';
+
+// node:tls loads with the first CONNECT tunnel (HTTPS on): a start without HTTPS does not pay for it.
+const require = createRequire(import.meta.url);
 
 /**
  * The fake as a forward proxy for its own hosts only (`tlsHosts`), so a client whose URLs are
@@ -199,7 +203,8 @@ export function createForwardProxy(
         if (socket.destroyed) return;
         socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length > 0) socket.unshift(head);
-        const tls = new TLSSocket(socket, {
+        const { TLSSocket } = require('node:tls') as typeof import('node:tls');
+        const tls: TlsSocketType = new TLSSocket(socket, {
           isServer: true,
           secureContext,
           SNICallback: certificates.serverOptions().SNICallback,

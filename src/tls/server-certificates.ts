@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { createSecureContext, type SecureContext, type TlsOptions } from 'node:tls';
+import { createRequire } from 'node:module';
+import type { SecureContext, TlsOptions } from 'node:tls';
 import { LRUCache } from 'lru-cache';
 import type { Options } from '../config.js';
 import {
@@ -12,6 +13,10 @@ import {
   serverKeyInTheMaking,
 } from './certificate-authority.js';
 import { certificateCovers, normaliseHost, parseTlsHosts, type TlsHosts } from './tls-hosts.js';
+
+/** node:tls, loaded when HTTPS is on (this module is imported by every start). */
+const tls = (): typeof import('node:tls') =>
+  createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
 
 /** Certificates made on demand for names the main certificate does not cover, kept at most. */
 const ISSUED_KEPT = 256;
@@ -32,7 +37,7 @@ export class ServerCertificates {
     private readonly serverKey: KeyObject,
     readonly main: IssuedCertificate,
   ) {
-    this.mainContext = createSecureContext({ key: main.keyPem, cert: main.certPem });
+    this.mainContext = tls().createSecureContext({ key: main.keyPem, cert: main.certPem });
   }
 
   /** Opens the CA and the main certificate (from `tlsDir` when kept there, else made and kept). */
@@ -60,7 +65,7 @@ export class ServerCertificates {
     let context = this.issued.get(name);
     if (context === undefined) {
       context = issueServerCertificate(this.ca, this.serverKey, [name]).then((issued) =>
-        createSecureContext({ key: issued.keyPem, cert: issued.certPem }),
+        tls().createSecureContext({ key: issued.keyPem, cert: issued.certPem }),
       );
       // A failure is not kept: the next handshake tries again.
       context.catch(() => this.issued.delete(name));

@@ -120,9 +120,11 @@ describe('check-live against a stand-in with other decisions', () => {
     expect([...kinds].sort()).toEqual(['GET', 'POST /api/v2/auth/client_token']);
     expect(journal.every((e) => e.host === 'us-clover.passportalmsp.com' && e.scheme === 'https')).toBe(true);
     // No second holds more than `rate` requests: any rate+1 consecutive ones span a second or more
-    // (less the jitter of arrival times on a busy machine).
+    // (less the jitter of arrival times on a busy machine). Counted from the second request: the
+    // first one's arrival also waits for the proxy tunnel and the TLS handshake, which the client
+    // starts when its turn comes, so its arrival says nothing about the spacing.
     const times = journal.map((e) => Date.parse(e.time));
-    for (let i = 0; i + rate < times.length; i += 1) {
+    for (let i = 1; i + rate < times.length; i += 1) {
       expect((times[i + rate] ?? 0) - (times[i] ?? 0)).toBeGreaterThanOrEqual(950);
     }
   }, 120_000);

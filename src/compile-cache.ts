@@ -16,7 +16,7 @@
  * the cache.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -95,6 +95,19 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
   return module.exports;
 }
 
+/** How many caches (of other builds, Node versions) a folder keeps besides the newest. */
+const KEPT = 4;
+const CACHE_NAME = /^[0-9a-f]{40}-v[\w.]+-\w+\.cache$/;
+
+/** Removes the oldest caches of other builds beyond `KEPT`, so upgrades and rebuilds do not pile up. */
+function pruneOthers(folder: string, kept: string): void {
+  const others = readdirSync(folder)
+    .filter((name) => CACHE_NAME.test(name) && join(folder, name) !== kept)
+    .map((name) => ({ path: join(folder, name), at: statSync(join(folder, name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const old of others.slice(KEPT)) rmSync(old.path, { force: true });
+}
+
 /** Writes the script's code cache whole (a temporary file renamed), or not at all. */
 function save(script: Script, folder: CacheFolder, cacheFile: string): void {
   try {
@@ -103,6 +116,7 @@ function save(script: Script, folder: CacheFolder, cacheFile: string): void {
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(temporary, script.createCachedData());
     renameSync(temporary, cacheFile);
+    pruneOthers(folder.path, cacheFile);
   } catch {
     // Not writable: the next start compiles again.
   }

@@ -3,7 +3,16 @@
  * by the next start, never read from or written to a folder another user could have planted.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,6 +79,24 @@ describe('the start-up code cache', () => {
     chmodSync(own, 0o777);
     expect(start({ TMPDIR: shared })).toBe('14,28,42');
     expect(cacheFiles(own)).toEqual([]);
+  });
+
+  it('keeps the caches of a few other builds, the newest, and removes older ones', () => {
+    const chosen = join(dir, 'pruned');
+    const folder = join(chosen, 'passportal-docs-fake');
+    mkdirSync(folder, { recursive: true });
+    const others = Array.from({ length: 6 }, (_, i) => `${String(i).repeat(40)}-v20.0.0-x64.cache`);
+    others.forEach((name, i) => {
+      writeFileSync(join(folder, name), 'old');
+      const at = new Date(Date.now() - (10 - i) * 60_000);
+      utimesSync(join(folder, name), at, at);
+    });
+    writeFileSync(join(folder, 'notes.txt'), 'not a cache');
+    expect(start({ NODE_COMPILE_CACHE: chosen })).toBe('14,28,42');
+    const left = readdirSync(folder).sort();
+    // Its own, the four newest others, and what is not a cache.
+    expect(left).toHaveLength(6);
+    expect(left).toEqual(expect.arrayContaining([...others.slice(2), 'notes.txt']));
   });
 
   it('is off with NODE_DISABLE_COMPILE_CACHE=1', () => {

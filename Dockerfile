@@ -15,6 +15,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY spec ./spec
+# The build validates the default fixture set once and keeps it beside the bundle.
+COPY fixtures/default ./fixtures/default
 COPY src ./src
 RUN npm run build \
  && test -f dist/cli.js && test -f dist/index.js && test -f dist/start.js && test -f dist/bundle/cli.js \
@@ -57,8 +59,7 @@ RUN set -eu; R=/rootfs; node=$(command -v node); \
 FROM build AS image
 COPY --from=system /rootfs /rootfs
 COPY LICENSE ./
-COPY fixtures/default ./fixtures/default
-COPY docker/entrypoint.mjs docker/healthcheck.mjs ./docker/
+COPY docker/entrypoint.mjs docker/healthcheck.mjs docker/healthcheck.sh ./docker/
 RUN node scripts/image-files.mjs /rootfs/app \
  && node scripts/warm-image.mjs /rootfs
 
@@ -92,11 +93,13 @@ EXPOSE 4010
 # Checked half a second after the start and after each check, so a container reports healthy
 # about as soon as its server answers (the first checks keep trying a refused port for 2.5 s), on
 # engines with or without --start-interval (which podman 4 and Docker before 25 reject here).
-# Past the 20 s start period each check waits 2 s before it asks (docker/healthcheck.mjs), so a
-# long-running container is checked about every 3 s, and 5 failures in a row (about 15 s) make
-# it unhealthy. The check is Node's http client: no shell, curl or wget is in the image.
+# While the container is young, a listening port is healthy without starting Node
+# (docker/healthcheck.sh reads /proc: the fake listens only once it is ready). Past the 20 s start
+# period each check asks /__admin/health with Node's http client after waiting 2 s
+# (docker/healthcheck.mjs), so a long-running container is checked about every 3 s, and 5
+# failures in a row (about 15 s) make it unhealthy. No curl or wget is in the image.
 HEALTHCHECK --interval=0.5s --timeout=5s --start-period=20s --retries=5 \
-  CMD ["node", "/app/docker/healthcheck.mjs"]
+  CMD ["/bin/sh", "/app/docker/healthcheck.sh"]
 # Node runs as PID 1 (no shell in between): the CLI handles SIGTERM and SIGINT itself.
 ENTRYPOINT ["node", "/app/docker/entrypoint.mjs"]
 CMD []

@@ -21,13 +21,13 @@ RUN npm install --omit=dev --omit=peer --ignore-scripts --no-audit --no-fund --n
 COPY LICENSE ./
 COPY spec ./spec
 COPY fixtures/default ./fixtures/default
-COPY docker/entrypoint.mjs docker/healthcheck.mjs ./docker/
+COPY docker/entrypoint.mjs docker/healthcheck.mjs docker/healthcheck.sh ./docker/
 COPY dist ./dist
 RUN mkdir /state && chown node:node /state
 USER node
 EXPOSE 4010
 # The repository's Dockerfile explains the schedule (docker/healthcheck.mjs paces itself).
 HEALTHCHECK --interval=0.5s --timeout=5s --start-period=20s --retries=5 \
-  CMD ["node", "/app/docker/healthcheck.mjs"]
+  CMD ["/bin/sh", "/app/docker/healthcheck.sh"]
 ENTRYPOINT ["node", "/app/docker/entrypoint.mjs"]
 CMD []

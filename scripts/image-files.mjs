@@ -69,6 +69,7 @@ for (const path of [
   'fixtures/default',
   'docker/entrypoint.mjs',
   'docker/healthcheck.mjs',
+  'docker/healthcheck.sh',
 ])
   copy(join(ROOT, path));
 cpSync(join(ROOT, 'dist'), join(out, 'dist'), {
@@ -91,7 +92,7 @@ const scan = (dir, test) => {
       if (!spec.startsWith('node:')) bareSpecifiers.add(spec);
   }
 };
-scan(join(ROOT, 'dist/bundle'), (name) => name.endsWith('.js'));
+scan(join(ROOT, 'dist/bundle'), (name) => /\.c?js$/.test(name));
 scan(join(ROOT, 'dist'), (name) => !name.includes(sep) && name.endsWith('.cjs'));
 // Only names of installed production packages (not Node's own modules, nor text that merely
 // looks like a specifier).

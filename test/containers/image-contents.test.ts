@@ -61,7 +61,7 @@ describe.skipIf(!image)('what the image holds', () => {
     try {
       // (podman's Docker API shows the image's HEALTHCHECK on its containers only)
       const { Config } = await client.container.dockerode.getContainer(container.getId()).inspect();
-      expect(Config.Healthcheck?.Test).toEqual(['CMD', 'node', '/app/docker/healthcheck.mjs']);
+      expect(Config.Healthcheck?.Test).toEqual(['CMD', '/bin/sh', '/app/docker/healthcheck.sh']);
       const { exitCode, output } = await container.exec(['node', '-e', IN_CONTAINER]);
       expect(exitCode, output).toBe(0);
       const facts = JSON.parse(output.trim().split('\n').at(-1) ?? '{}');

@@ -39,7 +39,7 @@ const ALLOWED = [
   /^spec\//,
   /^fixtures\/default\//,
   // What docker/package.Dockerfile builds the image from the installed package with.
-  /^docker\/(entrypoint\.mjs|healthcheck\.mjs|package\.Dockerfile)$/,
+  /^docker\/(entrypoint\.mjs|healthcheck\.mjs|healthcheck\.sh|package\.Dockerfile)$/,
 ];
 
 let files: string[];

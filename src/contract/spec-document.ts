@@ -48,11 +48,13 @@ function parseCached(yaml: string): unknown {
 }
 
 /**
- * The specs loaded in this process, by path, with the text each was parsed from: a server whose
- * spec file reads the same as last time shares that parse (and, keyed by the document object,
- * everything compiled from it). An edited file is parsed again.
+ * The specs loaded in this process, by path, with the text each was parsed from and the file's
+ * stamp when it was last read (size, modification time in nanoseconds, inode): while the stamp
+ * reads the same, the file was not written since, and a later server takes the spec without
+ * reading it; a file whose text reads the same as last time shares that parse (and, keyed by the
+ * document object, everything compiled from it). An edited file is parsed again.
  */
-const loaded = new Map<string, LoadedSpec>();
+const loaded = new Map<string, { spec: LoadedSpec; stamp: string | undefined }>();
 
 /**
  * Reads and parses a spec file: once per process for each text (see `loaded`). The document is
@@ -60,18 +62,12 @@ const loaded = new Map<string, LoadedSpec>();
  */
 export function loadSpec(path: string = DEFAULT_SPEC_PATH): LoadedSpec {
   const stamp = stampOf(path);
-  const unchanged = stamp === undefined ? undefined : stamps.get(path);
-  if (unchanged !== undefined && unchanged.stamp === stamp) {
-    deepFreeze(unchanged.spec.document);
-    return unchanged.spec;
-  }
-  const yaml = readFileSync(path, 'utf8');
   const known = loaded.get(path);
-  if (known?.yaml === yaml) {
-    if (stamp !== undefined) stamps.set(path, { stamp, spec: known });
-    // Frozen when a second server shares it: a process with one server pays nothing for it.
-    deepFreeze(known.document);
-    return known;
+  if (known !== undefined && stamp !== undefined && known.stamp === stamp) return shared(known.spec);
+  const yaml = readFileSync(path, 'utf8');
+  if (known?.spec.yaml === yaml) {
+    loaded.set(path, { spec: known.spec, stamp });
+    return shared(known.spec);
   }
   const document = parseCached(yaml) as OpenApiDocument;
   if (!document || typeof document !== 'object' || typeof document.paths !== 'object') {
@@ -82,17 +78,15 @@ export function loadSpec(path: string = DEFAULT_SPEC_PATH): LoadedSpec {
     yaml,
     json: JSON.stringify(document),
   });
-  loaded.set(path, spec);
-  if (stamp !== undefined) stamps.set(path, { stamp, spec });
+  loaded.set(path, { spec, stamp });
   return spec;
 }
 
-/**
- * The spec file's size, modification time (nanoseconds) and inode when a spec was last taken from
- * it: while they read the same, the file was not written since, and a later server takes the
- * spec without reading it again.
- */
-const stamps = new Map<string, { stamp: string; spec: LoadedSpec }>();
+/** Frozen when a second server shares it: a process with one server pays nothing for it. */
+function shared(spec: LoadedSpec): LoadedSpec {
+  deepFreeze(spec.document);
+  return spec;
+}
 
 function stampOf(path: string): string | undefined {
   try {

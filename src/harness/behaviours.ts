@@ -1,3 +1,4 @@
+import { emptyList } from '../deep-freeze.js';
 import { ERROR_KINDS, type ErrorKindName } from '../errors.js';
 import { NOTICE_CODES, NOTICE_KINDS, type NoticeCode } from '../notices.js';
 import { FAULT_KINDS, type FaultKind } from './faults.js';
@@ -274,9 +275,6 @@ export interface RequestFacts {
 const EMPTY_VALUE = /(?:^|&)[^=&]+(?:=)?(?=&|$)/;
 
 /** The behaviours one request exercised, in catalogue order, without repeats. */
-/** One empty list for every request that meets no behaviour (frozen, never added to). */
-const NO_BEHAVIOURS: string[] = Object.freeze([]) as unknown as string[];
-
 export function behavioursOf(facts: RequestFacts): string[] {
   // The usual request (a plain read) meets nothing worth a mark: no set is made for it.
   if (
@@ -287,7 +285,7 @@ export function behavioursOf(facts: RequestFacts): string[] {
     facts.operationId !== 'createClientToken' &&
     (facts.search === '' || !EMPTY_VALUE.test(facts.search))
   ) {
-    return NO_BEHAVIOURS;
+    return emptyList();
   }
   const found = new Set<string>();
   if (facts.operationId === 'createClientToken' && facts.status === 200) found.add('tokenIssued');

@@ -1,3 +1,4 @@
+import { emptyList } from '../deep-freeze.js';
 import { type ApiError, ERROR_KINDS, type ErrorKind, type Violation } from '../errors.js';
 
 /**
@@ -12,14 +13,11 @@ import { type ApiError, ERROR_KINDS, type ErrorKind, type Violation } from '../e
  * and the fake's own limits. `invalidToken` counts only when the error names the header that was
  * left out or misused.
  */
-/** One empty list for every request without violations (frozen: a list that may grow is copied first). */
-export const NO_VIOLATIONS: Violation[] = Object.freeze([]) as unknown as Violation[];
-
 export function violationsOf(error: ApiError | undefined): Violation[] {
-  if (!error) return NO_VIOLATIONS;
+  if (!error) return emptyList();
   const kind: ErrorKind = ERROR_KINDS[error.kind];
   const listed = error.errors !== undefined && error.errors.length > 0;
-  if (kind.violation === false || (kind.violation === 'named' && !listed)) return NO_VIOLATIONS;
+  if (kind.violation === false || (kind.violation === 'named' && !listed)) return emptyList();
   if (listed) return [...(error.errors ?? [])];
   return [{ location: kind.location ?? 'request', message: error.message }];
 }

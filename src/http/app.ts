@@ -17,7 +17,7 @@ import { type Session, type SessionRegistry, sessionPath } from '../harness/sess
 import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminGuardCheck } from './admin-origin-guard.js';
 import { createAdminAuthCheck } from './admin-token-check.js';
-import { createErrorHandler, toApiError } from './error-handler.js';
+import { createErrorHandler } from './error-handler.js';
 import { proxyRouteOf } from './forward-proxy.js';
 import { createFrontPages } from './front-pages.js';
 import { createAdminHandlers } from './handlers/admin-handlers.js';
@@ -53,6 +53,7 @@ export interface AppContext {
 function requestBasics(): RequestHandler {
   return (req, res, next) => {
     const state = new RequestState(randomUUID());
+    state.path = pathOf(req);
     const route = proxyRouteOf(req);
     if (route !== undefined) {
       state.via = route.via;
@@ -121,7 +122,7 @@ function corsMiddleware(vendorOrigins: string, adminOrigins: string | undefined)
   const vendor = corsFor(vendorOrigins);
   const admin = corsFor(adminOrigins ?? '');
   return (req, res, next) => {
-    const path = pathOf(req);
+    const { path } = stateOf(res);
     if (path === '/' || ADMIN_PATH.test(path)) admin(req, res, next);
     else vendor(req, res, next);
   };
@@ -165,7 +166,7 @@ function dispatch({
   frontPages,
 }: DispatchOptions): RequestHandler {
   return (req, res, next) => {
-    const path = pathOf(req);
+    const { path } = stateOf(res);
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (path === CA_PATH) {
         if (tlsCaPem === undefined) {
@@ -335,10 +336,8 @@ export function createApp(context: AppContext): RequestListener {
     req.baseUrl = '';
     const done = (error?: unknown): void => {
       // Every path ends in an answer or an error; a chain that ran out is a route nobody serves.
-      const failure = error ?? new ApiError('routeNotFound');
       res.locals ??= new RequestState(randomUUID());
-      stateOf(res).apiError = toApiError(failure);
-      renderFailure(failure, req, res, noNext);
+      renderFailure(error ?? new ApiError('routeNotFound'), req, res, noNext);
     };
     req.next = done;
     serve(req, res, done);
@@ -363,12 +362,7 @@ function expressHelpers(): Express {
   return app;
 }
 
-/**
- * The request and response classes of the fake's own servers (Node's `IncomingMessage` and
- * `ServerResponse` with Express's helpers on their prototypes): every request is born with what
- * the listener would otherwise give it by changing two prototypes per request, which V8 makes
- * costly.
- */
+/** Node's request and response classes, as a server is given them. */
 export interface ServerClasses {
   Request: typeof IncomingMessage;
   Response: typeof ServerResponse;
@@ -376,6 +370,12 @@ export interface ServerClasses {
 
 let made: ServerClasses | undefined;
 
+/**
+ * The request and response classes of the fake's own servers (Node's `IncomingMessage` and
+ * `ServerResponse` with Express's helpers on their prototypes): every request is born with what
+ * the listener would otherwise give it by changing two prototypes per request, which V8 makes
+ * costly.
+ */
 export function serverClasses(): ServerClasses {
   if (made) return made;
   const { request, response } = expressHelpers();

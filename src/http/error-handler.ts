@@ -50,16 +50,20 @@ export interface ErrorHandlerOptions {
   onUnexpected: (error: unknown) => void;
 }
 
-/** The error middleware: anything thrown or passed to `next`, answered through `renderError`. */
+/**
+ * The error middleware: anything thrown or passed to `next`, kept on the request state for the
+ * journal and answered through `renderError`.
+ */
 export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): ErrorRequestHandler {
   return (error, _req, res, _next) => {
     const apiError = toApiError(error);
+    const state = stateOf(res);
+    state.apiError = apiError;
     if (apiError.kind === 'unexpected') onUnexpected(error);
     if (res.headersSent) {
       res.end();
       return;
     }
-    const state = stateOf(res);
     // Unset when the request failed before an instance was picked (an unknown session).
     const instance = state.instance as RequestState['instance'] | undefined;
     const answer = renderError(apiError, state.requestId, instance?.fake.settings.errorSuccess);

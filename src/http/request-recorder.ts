@@ -2,11 +2,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { RequestHandler, Response } from 'express';
-import type { ApiError } from '../errors.js';
+import { emptyList } from '../deep-freeze.js';
+import type { ApiError, Violation } from '../errors.js';
 import { behavioursOf } from '../harness/behaviours.js';
 import { keepBody } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/runtime-response-checks.js';
-import { NO_VIOLATIONS, violationsOf } from '../harness/violations-from-errors.js';
+import { violationsOf } from '../harness/violations-from-errors.js';
 import { type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
 
@@ -44,9 +45,12 @@ function record(res: Response, completed: boolean): void {
   const { instance } = state;
   const error = state.apiError;
   const { journal } = instance;
-  const notices = noticesOf(state, error);
+  const outside = isOutsideApi(state, error);
+  const notices = noticesOf(state, outside);
   const { validateResponses } = instance.fake.settings;
-  const violations = isOutsideApi(state, error) ? NO_VIOLATIONS : violationsOf(error);
+  // Shared empty lists are frozen: response checks add to the entry's list later (and the report
+  // shares it), so it gets its own then.
+  const violations = outside ? emptyList<Violation>() : violationsOf(error);
   const entry = journal.record({
     arrivedAt: started.arrivedAt,
     scheme: state.scheme ?? (isTls(req.socket) ? 'https' : 'http'),
@@ -83,7 +87,6 @@ function record(res: Response, completed: boolean): void {
     operationId: state.operationId,
     fault: state.faultId,
     outcome: completed ? 'completed' : state.dropped ? 'dropped' : 'aborted',
-    // Response checks add to the entry's list later (and the report shares it): its own, then.
     violations: validateResponses ? [...violations] : violations,
   });
   const { operationId } = state;
@@ -97,8 +100,6 @@ function record(res: Response, completed: boolean): void {
   }
 }
 
-const NO_NOTICES: Notice[] = Object.freeze([]) as unknown as Notice[];
-
 /** Whether the request came over TLS (`encrypted` is set on a TLS socket only). */
 const isTls = (socket: Socket): boolean => (socket as Partial<TLSSocket>).encrypted === true;
 
@@ -110,9 +111,9 @@ function isOutsideApi(state: RequestState, error: ApiError | undefined): boolean
   return error?.kind === 'routeNotFound' && !state.path.startsWith('/api/');
 }
 
-/** The request's notices: its own list, or one list shared by every request that has none (never added to). */
-function noticesOf(state: RequestState, error: ApiError | undefined): Notice[] {
-  if (!isOutsideApi(state, error)) return state.notices ?? NO_NOTICES;
+/** The request's notices: its own list, or the shared empty one when it has none. */
+function noticesOf(state: RequestState, outsideApi: boolean): Notice[] {
+  if (!outsideApi) return state.notices ?? emptyList();
   const notices = state.notices ?? [];
   notices.push(
     notice(

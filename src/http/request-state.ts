@@ -36,7 +36,10 @@ export class RequestState implements NoticeSink {
   scheme: 'http' | 'https' | undefined = undefined;
   /** Where the instance is mounted: '' for the root, `/sessions/{id}` for a session. */
   basePath = '';
-  /** The URL path relative to the instance (what its routes, faults and journal see), still encoded. */
+  /**
+   * The URL path, still encoded: as sent from arrival (`pathOf`), then relative to the instance
+   * once the dispatcher picked it (what its routes, faults and journal see).
+   */
   path = '/';
   /** The operation the request matched (set by the spec router). */
   operationId: string | undefined = undefined;
@@ -72,26 +75,28 @@ export class RequestState implements NoticeSink {
 const UNUSUAL_TARGET = /[\t\n\f\r #\u00a0\ufeff]/;
 
 /**
- * The path of the request's URL, as Express's `req.path` reads it, without its URL object: the
- * target up to its `?` (every request passes here, and most targets are plain). An unusual target
- * is left to Express.
+ * Where a plain request target's path ends (at its `?`, else its length); undefined for a target
+ * only Express's URL parsing reads right. Every request passes here, and most targets are plain.
  */
-export function pathOf(req: Request): string {
-  const { url } = req;
-  if (url.charCodeAt(0) !== 0x2f || UNUSUAL_TARGET.test(url)) return req.path;
+function pathEnd(url: string): number | undefined {
+  if (url.charCodeAt(0) !== 0x2f || UNUSUAL_TARGET.test(url)) return undefined;
   const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
+  return q < 0 ? url.length : q;
+}
+
+/** The path of the request's URL, as Express's `req.path` reads it, without its URL object. */
+export function pathOf(req: Request): string {
+  const end = pathEnd(req.url);
+  return end === undefined ? req.path : req.url.slice(0, end);
 }
 
 /**
  * The query as Express's `req.query` reads it with the `simple` parser (node:querystring), parsed
- * afresh on every call, without its URL object; an unusual target is left to Express.
+ * afresh on every call, without its URL object.
  */
 export function queryOf(req: Request): Record<string, unknown> {
-  const { url } = req;
-  if (url.charCodeAt(0) !== 0x2f || UNUSUAL_TARGET.test(url)) return req.query as Record<string, unknown>;
-  const q = url.indexOf('?');
-  return parseQuery(q < 0 ? '' : url.slice(q + 1));
+  const end = pathEnd(req.url);
+  return end === undefined ? (req.query as Record<string, unknown>) : parseQuery(req.url.slice(end + 1));
 }
 
 /** The state of the request `res` answers. */

@@ -14,9 +14,9 @@ import {
 } from './certificate-authority.js';
 import { certificateCovers, normaliseHost, parseTlsHosts, type TlsHosts } from './tls-hosts.js';
 
-/** node:tls, loaded when HTTPS is on (this module is imported by every start). */
-const tls = (): typeof import('node:tls') =>
-  createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
+// node:tls loads when HTTPS is on: every start imports this module, few use it.
+const require = createRequire(import.meta.url);
+const tls = (): typeof import('node:tls') => require('node:tls') as typeof import('node:tls');
 
 /** Certificates made on demand for names the main certificate does not cover, kept at most. */
 const ISSUED_KEPT = 256;

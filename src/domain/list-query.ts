@@ -207,7 +207,7 @@ function positiveInt(value: number | undefined, fallback: number, name: string, 
 
 /**
  * The page a query asks for: `pageNum` (1-based, default `defaultPageNum`) of `resultsPerPage`
- * rows (default 100, silently capped at `maxResultsPerPage`, as the live service caps it).
+ * rows (default 100, capped at `maxResultsPerPage` as the live service caps it, with a `pageSizeCapped` notice).
  */
 export function pageWindow(
   q: PageQuery,

@@ -49,4 +49,14 @@ export type OperationHandler<TInstance = unknown> = (
   context: OperationContext<TInstance>,
 ) => OperationResult | Promise<OperationResult>;
 
+/** Handlers by operation id, as a router takes them: operations without one go to the fallback. */
 export type HandlerTable<TInstance = unknown> = Partial<Record<string, OperationHandler<TInstance>>>;
+
+/**
+ * A handler for every operation of a list of ids (from `operation-ids.ts`, made from the spec):
+ * the compiler fails on an operation of the spec without a handler and on a handler under an id
+ * the spec does not have.
+ */
+export type OperationTable<TId extends string, TInstance = unknown> = {
+  readonly [K in TId]: OperationHandler<TInstance>;
+};

@@ -35,6 +35,18 @@ export interface ListQuery extends PageQuery {
   searchTxt?: string;
 }
 
+/** Every parameter `ListQuery` reads, checked against the spec's list operations by a test. */
+export const LIST_QUERY_KEYS = Object.keys({
+  resultsPerPage: true,
+  pageNum: true,
+  orderBy: true,
+  orderDir: true,
+  type: true,
+  templateUid: true,
+  clientId: true,
+  searchTxt: true,
+} satisfies Record<keyof ListQuery, true>) as ReadonlyArray<keyof ListQuery>;
+
 export const DEFAULT_RESULTS_PER_PAGE = 100;
 
 const TEMPLATE_UID = /^(?:tpl-)?(\d{1,16})$/i;
@@ -195,7 +207,7 @@ function positiveInt(value: number | undefined, fallback: number, name: string, 
 
 /**
  * The page a query asks for: `pageNum` (1-based, default `defaultPageNum`) of `resultsPerPage`
- * rows (default 100, silently capped at `maxResultsPerPage`, as the live service caps it).
+ * rows (default 100, capped at `maxResultsPerPage` as the live service caps it, with a `pageSizeCapped` notice).
  */
 export function pageWindow(
   q: PageQuery,

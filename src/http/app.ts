@@ -5,7 +5,6 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { createRouteSuggester } from '../contract/nearest-route.js';
-import type { HandlerTable } from '../contract/operation-handler.js';
 import { ADMIN_TAG, clientOperationIds, listOperations } from '../contract/operations.js';
 import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
@@ -21,7 +20,7 @@ import { createErrorHandler } from './error-handler.js';
 import { proxyRouteOf } from './forward-proxy.js';
 import { createFrontPages } from './front-pages.js';
 import { createAdminHandlers } from './handlers/admin-handlers.js';
-import { vendorHandlers } from './handlers/vendor-handlers.js';
+import { createVendorHandlers } from './handlers/vendor-handlers.js';
 import { createInstanceRouter } from './instance-router.js';
 import { chain } from './middleware-chain.js';
 import { createRequestLog } from './request-log.js';
@@ -389,16 +388,11 @@ export function serverClasses(): ServerClasses {
 }
 
 /**
- * The vendor operations' router of a spec, made once per spec, its validators and the vendor
- * handlers as they stand, and shared by every server that loads them: its handlers and the
- * fallback mocker hold nothing of a server's (they read the instance from the request), so a
- * later server pays nothing for it. A handler replaced in `vendorHandlers` (a test that breaks one
- * on purpose) makes a new router for the servers made after, as building one per server did.
+ * The vendor operations' router of a spec, made once per spec and its validators and shared by
+ * every server that loads them: its handlers and the fallback mocker hold nothing of a server's
+ * (they read the instance from the request), so a later server pays nothing for it.
  */
-const vendorRouters = new WeakMap<
-  LoadedSpec,
-  WeakMap<OperationValidators, { handlers: unknown[]; router: RequestHandler }>
->();
+const vendorRouters = new WeakMap<LoadedSpec, WeakMap<OperationValidators, RequestHandler>>();
 
 function vendorRouter(spec: LoadedSpec, validators: OperationValidators): RequestHandler {
   let bySpec = vendorRouters.get(spec);
@@ -406,24 +400,17 @@ function vendorRouter(spec: LoadedSpec, validators: OperationValidators): Reques
     bySpec = new WeakMap();
     vendorRouters.set(spec, bySpec);
   }
-  const current = Object.values(vendorHandlers);
-  const made = bySpec.get(validators);
-  if (made && made.handlers.length === current.length && made.handlers.every((h, i) => h === current[i])) {
-    return made.router;
+  let router = bySpec.get(validators);
+  if (!router) {
+    router = createSpecRouter({
+      document: spec.document,
+      operations: listOperations(spec.document).filter((op) => !op.tags.includes(ADMIN_TAG)),
+      handlers: createVendorHandlers(spec.document),
+      fallback: createSpecFallback(spec.document),
+      validators,
+    });
+    bySpec.set(validators, router);
   }
-  const handlers: HandlerTable<Instance> = {
-    ...vendorHandlers,
-    // Where the live service serves its Swagger document: this spec, as JSON.
-    getSwaggerDocument: () => ({ status: 200, body: spec.document }),
-  };
-  const router = createSpecRouter({
-    document: spec.document,
-    operations: listOperations(spec.document).filter((op) => !op.tags.includes(ADMIN_TAG)),
-    handlers,
-    fallback: createSpecFallback(spec.document),
-    validators,
-  });
-  bySpec.set(validators, { handlers: current, router });
   return router;
 }
 

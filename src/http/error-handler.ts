@@ -65,7 +65,7 @@ export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): Error
       return;
     }
     // Unset when the request failed before an instance was picked (an unknown session).
-    const instance = state.instance as RequestState['instance'] | undefined;
+    const instance = state.instance;
     const answer = renderError(apiError, state.requestId, instance?.fake.settings.errorSuccess);
     sendJson(res, answer.status, answer.text, answer.bytes);
   };

@@ -23,7 +23,9 @@ function faultError(status: number): RenderedError {
  */
 export function createFaultInjector(): RequestHandler {
   return (req, res, next) => {
-    const { instance, path } = stateOf(res);
+    const state = stateOf(res);
+    const instance = state.served();
+    const path = state.path;
     const fault = instance.faults.take(req.method, path);
     const latency = instance.fake.settings.latencyMs;
     // The usual case stays synchronous: no promise per request.
@@ -68,7 +70,7 @@ async function applyFault(
   const answer = renderError(
     faultError(fault.status),
     state.requestId,
-    state.instance.fake.settings.errorSuccess,
+    state.served().fake.settings.errorSuccess,
   );
   sendJson(res, answer.status, answer.text, answer.bytes);
 }

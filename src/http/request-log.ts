@@ -36,7 +36,7 @@ function logResponse(this: Response): void {
     res: { statusCode: status },
     responseTime: ms,
     // No instance for the spec documents.
-    session: (state.instance as Instance | undefined)?.id ?? null,
+    session: state.instance?.id ?? null,
   };
   logged.logger[level](line, `${req.method} ${url} ${status} ${ms}ms`);
 }

@@ -42,7 +42,7 @@ function record(res: Response, completed: boolean): void {
   if (!started) return;
   state.arrival = undefined;
   const req = res.req;
-  const { instance } = state;
+  const instance = state.served();
   const error = state.apiError;
   const { journal } = instance;
   const outside = isOutsideApi(state, error);

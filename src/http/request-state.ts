@@ -24,8 +24,11 @@ export interface Arrival {
  * the app puts it on `res.locals` first thing, and the middleware further on fill it in.
  */
 export class RequestState implements NoticeSink {
-  /** The instance serving the request: the root or a session's. Set before any instance route runs. */
-  instance!: Instance;
+  /**
+   * The instance serving the request: the root or a session's, picked by the front door before
+   * any instance route runs; unset for a request refused before that (an unknown session).
+   */
+  instance: Instance | undefined = undefined;
   /**
    * How the request reached the fake (journaled): `direct` unless the forward proxy carried it
    * (`proxy`, or `proxy-session` when its credentials named a session) or a session's own key or
@@ -69,6 +72,12 @@ export class RequestState implements NoticeSink {
 
   /** `requestId`: the vendor's request identifier (`apiRequestUid`), also sent as `x-request-id`. */
   constructor(readonly requestId: string) {}
+
+  /** The instance serving the request, for the routes that run only once it is picked. */
+  served(): Instance {
+    if (!this.instance) throw new Error('no instance was picked for this request');
+    return this.instance;
+  }
 }
 
 /** What makes `parseurl` (Express's `req.path`, `req.query`) hand a request target to `url.parse`. */

@@ -18,7 +18,7 @@ export function sendResult(res: Response, result: OperationResult): void {
     return;
   }
   // Unset when the request failed before an instance was picked (an unknown session).
-  const instance = state.instance as RequestState['instance'] | undefined;
+  const instance = state.instance;
   const memo = instance?.jsonTexts;
   if (result.chunked) {
     sendJsonStream(res, result.status, renderJsonPieces(result.body, memo)).catch(() => res.destroy());

@@ -128,7 +128,7 @@ class HttpOperationContext implements OperationContext<Instance> {
     readonly request: ValidRequest,
     private readonly req: Request,
   ) {
-    this.instance = state.instance;
+    this.instance = state.served();
     this.requestId = state.requestId;
     this.headers = req.headers;
   }
@@ -162,7 +162,7 @@ function createOperationRun(
       if (tokenHeaderNames.length > 0) {
         const token = tokenOf(req, tokenHeaderNames, state);
         if (token === undefined) throw missingToken(tokenHeaderNames);
-        principal = state.instance.fake.authenticate(token);
+        principal = state.served().fake.authenticate(token);
       }
       const request = validate(
         {

@@ -3,10 +3,8 @@
  * operation, the location and the rule; skipped responses are the documented ones.
  */
 import supertest from 'supertest';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { OperationHandler } from '../../src/contract/operation-handler.js';
+import { describe, expect, it } from 'vitest';
 import { loadSpec, type OpenApiDocument } from '../../src/contract/spec-document.js';
-import { vendorHandlers } from '../../src/http/handlers/vendor-handlers.js';
 import {
   ConformanceError,
   createConformanceChecker,
@@ -17,25 +15,17 @@ import { createTestServer } from '../support/test-server.js';
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 describe('the supertest hook (every response of the suite is checked)', () => {
-  const restore: Array<() => void> = [];
-  afterEach(() => {
-    for (const undo of restore.splice(0)) undo();
-  });
-
-  it('fails a request whose handler answers a body that breaks the spec', async () => {
-    const original = vendorHandlers.getDocument as OperationHandler;
-    vendorHandlers.getDocument = async (context) => {
-      const result = await original(context);
-      const body = result.body as Record<string, unknown>;
-      // A new body, sent as itself (not the text the handler made of the original one).
-      const broken = { ...body, id: String(body.id), templateUid: 'template 5001' };
-      return { status: result.status, body: broken };
-    };
-    restore.push(() => {
-      vendorHandlers.getDocument = original;
-    });
+  it('fails a request whose answer breaks the spec, naming operation, location and rule', async () => {
+    // One server's domain answers a read with a string id and an unknown template: the handler
+    // passes both on, and the hook fails the request. Handler tables are shared and never changed.
     const server = await createTestServer();
     const token = await server.token();
+    const fake = server.mock.root.fake;
+    const getDocument = fake.getDocument.bind(fake);
+    fake.getDocument = (principal, id) => {
+      const read = getDocument(principal, id);
+      return { ...read, id: String(read.id) as never, templateUid: 'template 5001' };
+    };
     const failure = await server.http
       .get('/api/v2/documents/101101')
       .set('x-access-token', token)
@@ -70,12 +60,11 @@ describe('the supertest hook (every response of the suite is checked)', () => {
         .end((error) => resolve(error));
     });
     expect(viaEnd).toBeNull();
-    const badStatus = vendorHandlers.listDocuments as OperationHandler;
-    vendorHandlers.listDocuments = () => ({ status: 200, body: { success: 'yes', results: [] } });
-    restore.push(() => {
-      vendorHandlers.listDocuments = badStatus;
-    });
     const broken = await createTestServer();
+    const fake = broken.mock.root.fake;
+    const listDocuments = fake.listDocuments.bind(fake);
+    fake.listDocuments = (principal, query) =>
+      listDocuments(principal, query).map((doc) => ({ ...doc, id: 'one' as never, label: null as never }));
     const token = await broken.token();
     const agent = supertest.agent(broken.mock.app);
     const error = await new Promise<unknown>((resolve) => {
@@ -87,8 +76,8 @@ describe('the supertest hook (every response of the suite is checked)', () => {
     expect(error).toBeInstanceOf(ConformanceError);
     expect((error as ConformanceError).violations).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ location: 'response.body/success' }),
-        expect.objectContaining({ location: 'response.body/apiRequestUid' }),
+        expect.objectContaining({ location: 'response.body/results/0/id' }),
+        expect.objectContaining({ location: 'response.body/results/0/label' }),
       ]),
     );
   });

@@ -1,4 +1,5 @@
-import type { HandlerTable, OperationContext } from '../../contract/operation-handler.js';
+import type { OperationContext, OperationTable } from '../../contract/operation-handler.js';
+import type { AdminOperationId } from '../../contract/operation-ids.js';
 import { ApiError } from '../../errors.js';
 import type { FaultInput } from '../../harness/faults.js';
 import { datasetFromInput } from '../../harness/fixture-input.js';
@@ -46,7 +47,7 @@ export function createAdminHandlers({
   sessions,
   memory,
   operationIds,
-}: AdminContext): HandlerTable<Instance> {
+}: AdminContext): OperationTable<AdminOperationId, Instance> {
   return {
     getHealth: (context) => ({ status: 200, body: healthOf(context.instance, memory) }),
 
@@ -108,10 +109,9 @@ export function createAdminHandlers({
       const format = (context.request.query.format as ReportFormat | undefined) ?? 'json';
       const report = buildReport(context.instance, operationIds);
       if (format === 'json') return { status: 200, body: report };
+      // JUnit XML, CTRF JSON and Markdown are rendered once and sent as the text they are.
       const text = renderReport(report, format);
-      if (format === 'ctrf')
-        return { status: 200, body: JSON.parse(text), json: { text, bytes: Buffer.byteLength(text) } };
-      return { status: 200, body: text, text: { text, mediaType: reportMediaType(format) } };
+      return { status: 200, body: undefined, text: { text, mediaType: reportMediaType(format) } };
     },
 
     clearReport: (context) => {

@@ -1,11 +1,17 @@
-import type { HandlerTable, OperationContext, OperationHandler } from '../../contract/operation-handler.js';
+import type { OperationContext, OperationHandler, OperationTable } from '../../contract/operation-handler.js';
+import type {
+  ListAllDocumentsQueryParameter,
+  ListDocumentsQueryParameter,
+  VendorOperationId,
+} from '../../contract/operation-ids.js';
+import type { OpenApiDocument } from '../../contract/spec-document.js';
 import type { ListQuery, PageQuery, Principal } from '../../domain/fake.js';
 import { isDocumentedType, pageWindow } from '../../domain/list-query.js';
 import { ApiError } from '../../errors.js';
 import type { Instance } from '../../harness/instance.js';
 import { notice } from '../../notices.js';
 
-/** Thin adapters from the six vendor operations to the domain's `Fake`. */
+/** Thin adapters from the vendor operations to the domain's `Fake`. */
 
 function principalOf(context: OperationContext<Instance>): Principal {
   if (!context.principal) throw new ApiError('invalidToken', 'Invalid token: no token sent');
@@ -101,7 +107,21 @@ function batch(mode: 'replace' | 'merge' | 'create'): OperationHandler<Instance>
   };
 }
 
-export const vendorHandlers: HandlerTable<Instance> = {
+/** Compiles only while `ListQuery` has exactly the list operations' query parameters of the spec. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const LIST_QUERY_MATCHES_SPEC: Same<keyof ListQuery, ListDocumentsQueryParameter> = true;
+export const LIST_ALL_QUERY_MATCHES_SPEC: Same<keyof ListQuery, ListAllDocumentsQueryParameter> = true;
+
+/**
+ * The vendor API's handlers: one for every vendor operation of the spec (the compiler holds the
+ * table to `VENDOR_OPERATION_IDS`). Made once per spec: where the live service serves its Swagger
+ * document, the fake serves the spec it loaded.
+ */
+export function createVendorHandlers(document: OpenApiDocument): OperationTable<VendorOperationId, Instance> {
+  return { ...handlers, getSwaggerDocument: () => ({ status: 200, body: document }) };
+}
+
+const handlers: Omit<OperationTable<VendorOperationId, Instance>, 'getSwaggerDocument'> = {
   createClientToken: (context) => {
     const body = context.request.body as { scope: string; content: string };
     const result = context.instance.fake.issueToken({

@@ -16,19 +16,19 @@ export interface NoticeKind {
 
 export const NOTICE_KINDS = {
   pageNumOmitted: {
-    when: 'a list request leaves out pageNum (the documentation gives its default as 100; the live service starts at 1)',
+    when: 'a list request leaves out `pageNum` (the documentation gives its default as 100; the live service starts at page 1)',
     instead: 'send pageNum',
   },
   pageSizeCapped: {
-    when: 'resultsPerPage above the page-size cap: pages hold at most the cap, as on the live service',
+    when: '`resultsPerPage` above the page-size cap (`maxResultsPerPage`, default 100): pages hold at most the cap, as on the live service',
     instead: 'page until results is empty rather than until a page is short',
   },
   undocumentedType: {
-    when: 'a type outside the documented list: answered with no documents (the live answer is unknown)',
+    when: 'a `type` outside the documented list (clients ask for `folders`): answered with no documents, the live answer being unknown',
     instead: 'send one of the documented types',
   },
   spellingVariant: {
-    when: "a spelling from the vendor's examples (clientID, orderBY, templateUID) read as the parameter or field",
+    when: "a spelling from the vendor's examples (`clientID`, `orderBY`, `templateUID`, a batch item's `clientID`) read as the documented parameter or field",
     instead: 'send the spelling of the parameter table (clientId, orderBy, templateUid)',
   },
   spellingVariantIgnored: {
@@ -36,27 +36,27 @@ export const NOTICE_KINDS = {
     instead: 'send only the documented spelling',
   },
   unknownParameter: {
-    when: 'a query parameter the operation does not have: ignored (names are case-sensitive)',
+    when: 'a query parameter the operation does not have: ignored (names are case-sensitive; a near miss such as `orderby` is named)',
     instead: 'leave it out, or correct its spelling',
   },
   repeatedParameter: {
-    when: 'a query parameter sent more than once: the last value is used',
+    when: 'a query parameter sent more than once (`?pageNum=1&pageNum=2`): the last value is used',
     instead: 'send it once',
   },
   tokenHeaderAlias: {
-    when: 'the access token read from a header other than x-access-token (named by the parameter tables, unconfirmed live)',
+    when: "the access token read from `x-api-token` (named by the vendor's parameter tables; whether the live service accepts it is unconfirmed)",
     instead: "send the token in x-access-token, as the vendor's examples do",
   },
   batchFieldIgnored: {
-    when: 'a batch item field the fake does not know: ignored',
+    when: 'a batch item field the fake does not know ("further per-document fields: not shown"): ignored',
     instead: 'send only templateUid, id, title, clientId, description, customId and details',
   },
   readShapedDetails: {
-    when: 'detail entries sent in the shape reads return, stored as sent',
+    when: 'detail entries sent in the shape reads return (`null`, a plain string, an array, an object without `name`/`description`), stored as sent (with `readShapedDetails: accept`)',
     instead: 'send every entry as {"name": ..., "description": ..., "value": ...}',
   },
   nonApiPath: {
-    when: 'a path outside the Documents API (every API path starts with /api/v2/): answered 404',
+    when: "a path outside the Documents API (every API path starts with `/api/v2/`; a browser's `/` and `/favicon.ico` are not journaled): answered 404",
     instead: 'call a path of the API',
   },
 } as const satisfies Record<string, NoticeKind>;

@@ -134,7 +134,7 @@ describe('error catalogue (docs/errors.md)', () => {
     type ErrorKind = import('../src/errors.js').ErrorKind;
     const errors = read('docs/errors.md');
     const violation = (def: ErrorKind): string => {
-      if (def.violation === 'named') return 'when `errors` names the header';
+      if (def.violation === 'named') return 'when `errors` names what was broken';
       if (!def.violation) return 'no';
       return def.location ? `yes, at \`${def.location}\`` : 'yes';
     };

@@ -212,6 +212,20 @@ function errorBehaviour(kind: ErrorKindName): Behaviour {
   };
 }
 
+/** The situation a notice's `when` describes: its text before the first `: ` outside brackets and quotes. */
+function situationOf(when: string): string {
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < when.length - 1; i++) {
+    const ch = when[i];
+    if (ch === '"') quoted = !quoted;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === ':' && when[i + 1] === ' ' && depth === 0 && !quoted) return when.slice(0, i);
+  }
+  return when;
+}
+
 function noticeBehaviour(code: NoticeCode): Behaviour {
   const kind = NOTICE_KINDS[code];
   return {
@@ -220,7 +234,7 @@ function noticeBehaviour(code: NoticeCode): Behaviour {
     meaning: kind.when,
     source: 'notices.ts notice catalogue (docs/notices.md)',
     why: `it works here but is not promised; the live service may differ: ${kind.instead}`,
-    how: `send what the notice describes (${kind.when.split(':')[0]})`,
+    how: `send what the notice describes: ${situationOf(kind.when)}`,
     likelihood: NOTICE_LIKELIHOOD[code] ?? 1,
   };
 }

@@ -17,6 +17,7 @@ import {
   type InstanceControls,
   sessionDataset,
 } from './harness/instance-controls.js';
+import { stepChecksOf } from './harness/scenario-steps.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
 import { StateFile } from './harness/state-file.js';
 import { createApp, serverClasses } from './http/app.js';
@@ -165,7 +166,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   });
   const validators = createOperationValidators(spec.document);
   const checks: ControlChecks = {
-    faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
+    ...stepChecksOf(validators),
+    scenarioInput: validators.jsonBody('applyScenario') as ControlChecks['scenarioInput'],
     operationIds: clientOperationIds(spec.document),
   };
   // HTTPS: the CA and server certificates, opened before anything listens, so bad TLS options

@@ -79,6 +79,8 @@ export interface Fault {
   headers: Record<string, string> | undefined;
   /** Matches still to let pass before it applies. */
   skip: number;
+  /** `after` as given. */
+  skipped: number;
   /** Whether it fires on a match (undefined: always). */
   chance: SeededChance | undefined;
   /** Matching requests seen, applied or not. */
@@ -100,7 +102,7 @@ export interface FaultView {
   seed?: number;
   after?: number;
   hits: number;
-  matched: number;
+  matched?: number;
 }
 
 /** Headers a fault may not set: they frame the answer, which the fake writes itself. */
@@ -166,6 +168,7 @@ export class FaultList {
       hits: 0,
       headers: input.headers && Object.keys(input.headers).length > 0 ? { ...input.headers } : undefined,
       skip: input.after ?? 0,
+      skipped: input.after ?? 0,
       chance: input.probability === undefined ? undefined : new SeededChance(input.probability, input.seed),
       matched: 0,
     };
@@ -201,9 +204,10 @@ export class FaultList {
       headers: f.headers,
       probability: f.chance?.probability,
       seed: f.chance?.seed,
-      after: f.skip > 0 ? f.skip : undefined,
+      after: f.skipped > 0 ? f.skipped : undefined,
       hits: f.hits,
-      matched: f.matched,
+      // Matches seen, hit or not: shown for a fault that can let a match through.
+      matched: f.chance || f.skipped > 0 ? f.matched : undefined,
     }));
   }
 

@@ -42,14 +42,24 @@ describe('rate limits', () => {
   });
 
   it('count each API key apart: the token call by its x-key, other calls by the key of their token', async () => {
-    await server.http.post('/__admin/rate-limits').send({ per: 'key', limit: 2, windowSeconds: 60 }).expect(201);
+    await server.http
+      .post('/__admin/rate-limits')
+      .send({ per: 'key', limit: 2, windowSeconds: 60 })
+      .expect(201);
     const acme = await server.token(ACME_KEY); // 1 of acme's 2
     expect((await list(acme)).status).toBe(200); // 2 of 2
     expect((await list(acme)).status).toBe(429);
     const other = await server.token(OTHER_KEY);
     expect((await list(other)).status).toBe(200);
     const [limit] = (await server.http.get('/__admin/rate-limits')).body.rateLimits;
-    expect(limit).toMatchObject({ per: 'key', limit: 2, windowSeconds: 60, counted: 4, refused: 1, subjects: 2 });
+    expect(limit).toMatchObject({
+      per: 'key',
+      limit: 2,
+      windowSeconds: 60,
+      counted: 4,
+      refused: 1,
+      subjects: 2,
+    });
   });
 
   it('match by method and path, leave other requests alone, and are gone after a reset', async () => {
@@ -69,8 +79,9 @@ describe('rate limits', () => {
   });
 
   it('are removed one by one or all at once; an unknown id is a 404', async () => {
-    const a = (await server.http.post('/__admin/rate-limits').send({ per: 'instance', limit: 1, windowSeconds: 5 }))
-      .body.id;
+    const a = (
+      await server.http.post('/__admin/rate-limits').send({ per: 'instance', limit: 1, windowSeconds: 5 })
+    ).body.id;
     await server.http.post('/__admin/rate-limits').send({ per: 'token', limit: 1, windowSeconds: 5 });
     await server.http.delete(`/__admin/rate-limits/${a}`).expect(200);
     await server.http.delete(`/__admin/rate-limits/${a}`).expect(404);
@@ -80,7 +91,9 @@ describe('rate limits', () => {
   });
 
   it('refuse a bad limit with a 400 naming the field', async () => {
-    const res = await server.http.post('/__admin/rate-limits').send({ per: 'ip', limit: 0, windowSeconds: 5 });
+    const res = await server.http
+      .post('/__admin/rate-limits')
+      .send({ per: 'ip', limit: 0, windowSeconds: 5 });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body.errors)).toContain('body/per');
   });
@@ -101,10 +114,14 @@ describe('rate limits', () => {
   it('apply to a session apart from the root', async () => {
     const session = (await server.http.post('/__admin/sessions').send({})).body;
     const prefix = new URL(session.baseUrl).pathname;
-    await server.http.post(`${prefix}/__admin/rate-limits`).send({ per: 'session', limit: 1, windowSeconds: 60 });
+    await server.http
+      .post(`${prefix}/__admin/rate-limits`)
+      .send({ per: 'session', limit: 1, windowSeconds: 60 });
     const token = await server.token();
     expect((await list(token)).headers['x-ratelimit-limit']).toBeUndefined();
-    expect((await server.http.get(`${prefix}/api/v2/documents/9`)).headers['x-ratelimit-remaining']).toBe('0');
+    expect((await server.http.get(`${prefix}/api/v2/documents/9`)).headers['x-ratelimit-remaining']).toBe(
+      '0',
+    );
     expect((await server.http.get(`${prefix}/api/v2/documents/9`)).status).toBe(429);
   });
 });

@@ -101,6 +101,7 @@ export class Instance {
     this.faults.clear();
     this.scenarios.clear();
     this.rateLimits.clear();
+    this.scenarios.restoreStanding();
   }
 
   /**
@@ -115,6 +116,7 @@ export class Instance {
     this.faults.clear();
     this.scenarios.clear();
     this.rateLimits.clear();
+    this.scenarios.restoreStanding();
   }
 }
 

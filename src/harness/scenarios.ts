@@ -120,6 +120,8 @@ class Remembered {
 
 export class ScenarioList {
   #applied: Applied[] = [];
+  /** Scenarios given at start (`--scenario`): applied again after every reset or load. */
+  readonly #standing: { input: Record<string, unknown>; checks: StepChecks }[] = [];
 
   constructor(
     private readonly target: ScenarioTarget,
@@ -194,18 +196,21 @@ export class ScenarioList {
     return applied.id;
   }
 
+  /** Applies a scenario given at start, and again after every reset or load (`restoreStanding`). */
+  applyStanding(input: Record<string, unknown>, checks: StepChecks, location = 'body'): string {
+    const id = this.apply(input, checks, location);
+    this.#standing.push({ input, checks });
+    return id;
+  }
+
+  /** Applies the scenarios given at start again (the instance was reset, its faults and limits cleared). */
+  restoreStanding(): void {
+    for (const { input, checks } of this.#standing) this.apply(input, checks);
+  }
+
   /** Removes every applied scenario and what it installed. */
   clear(): void {
     for (const a of this.#applied) this.#remove(a);
-    this.#applied = [];
-  }
-
-  /** Forgets the scenarios without touching faults and limits (the instance clears those itself). */
-  forget(): void {
-    for (const a of this.#applied) {
-      a.listsByToken?.clear();
-      a.read?.clear();
-    }
     this.#applied = [];
   }
 

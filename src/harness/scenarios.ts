@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DocumentEdit, Fake } from '../domain/fake.js';
-import type { Document } from '../domain/types.js';
+import type { DetailObject, Document } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import type { FaultList } from './faults.js';
@@ -319,11 +319,19 @@ export class ScenarioList {
   }
 }
 
-/** changed-under-you's edit: the label and the first text detail gain a suffix. */
+/** changed-under-you's edit: the label and the first text detail (a string, or an entry's value text) gain a suffix. */
 function changedByAnother(doc: Readonly<Document>): DocumentEdit {
-  const text = Object.entries(doc.details).find(([, v]) => typeof v === 'string');
-  return {
-    label: `${doc.label}${CHANGED}`,
-    ...(text ? { details: { [text[0]]: `${text[1] as string}${CHANGED}` } } : {}),
-  };
+  for (const [key, entry] of Object.entries(doc.details)) {
+    if (typeof entry === 'string')
+      return { label: `${doc.label}${CHANGED}`, details: { [key]: `${entry}${CHANGED}` } };
+    const value = (entry as { value?: { text?: unknown } } | null)?.value;
+    if (typeof value?.text === 'string') {
+      const object = entry as DetailObject;
+      return {
+        label: `${doc.label}${CHANGED}`,
+        details: { [key]: { ...object, value: { ...object.value, text: `${value.text}${CHANGED}` } } },
+      };
+    }
+  }
+  return { label: `${doc.label}${CHANGED}` };
 }

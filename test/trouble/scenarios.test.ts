@@ -91,6 +91,9 @@ describe('built-in scenarios', () => {
     const rows = (await list(token)).body.results;
     const id = rows[0].id;
     const read = await server.http.get(`/api/v2/documents/${id}`).set('x-access-token', token).expect(200);
+    // Between the read and the PATCH another user changes it: the fake's state shows their edit.
+    const changedBefore = JSON.stringify(read.body.details);
+    expect(changedBefore).not.toContain('changed by another user');
     const patch = await server.http
       .patch(`/api/v2/documents/${id}`)
       .set('x-access-token', token)
@@ -100,6 +103,19 @@ describe('built-in scenarios', () => {
       .results;
     const row = all.find((r: { id: number }) => r.id === id);
     expect(row.label).toMatch(/\(changed by another user\)$/);
+    // The PATCH sent the details as read: the other user's detail change is lost (last write wins).
+    const after = await server.http.get(`/api/v2/documents/${id}`).set('x-access-token', token).expect(200);
+    expect(JSON.stringify(after.body.details)).not.toContain('changed by another user');
+    // Their detail change is there until a PATCH overwrites it: a refused PATCH leaves it to be read.
+    const second = (await list(token, 2)).body.results[0].id;
+    await server.http.get(`/api/v2/documents/${second}`).set('x-access-token', token).expect(200);
+    await server.http
+      .patch(`/api/v2/documents/${second}`)
+      .set('x-access-token', token)
+      .send({ no_such_field: 'x' })
+      .expect(400);
+    const theirs = await server.http.get(`/api/v2/documents/${second}`).set('x-access-token', token);
+    expect(JSON.stringify(theirs.body.details)).toContain('(changed by another user)');
     const [entry] = await server.mock.requests({ method: 'PATCH' });
     expect(entry?.behaviours).toContain('documentChangedUnderYou');
   });

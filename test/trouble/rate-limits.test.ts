@@ -4,6 +4,8 @@
  * key, token or instance; a reset clears them; journaled and counted as a behaviour.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RateLimitList } from '../../src/harness/rate-limits.js';
+import { MemoryBudget } from '../../src/memory-budget.js';
 import { ACME_KEY, createTestServer, OTHER_KEY, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -123,5 +125,28 @@ describe('rate limits', () => {
       '0',
     );
     expect((await server.http.get(`${prefix}/api/v2/documents/9`)).status).toBe(429);
+  });
+});
+
+describe('rate limit counters in the memory budget', () => {
+  it('are counted, stay within their share (the least recent dropped first) and are given back when cleared', () => {
+    const budget = new MemoryBudget({ memoryBudget: 200_000, sessionFixturesBytes: 1_000_000 });
+    const limits = new RateLimitList(budget);
+    limits.add({ per: 'token', limit: 1, windowSeconds: 60 });
+    for (let i = 0; i < 500; i++)
+      limits.take('GET', '/api/v2/documents', { key: undefined, token: `token-${i}`.padEnd(43, 'x') }, 1_000);
+    const [view] = limits.list();
+    expect(budget.used('counters')).toBeGreaterThan(0);
+    expect(budget.used('counters')).toBeLessThanOrEqual(budget.limit('counters'));
+    expect(budget.used('counters')).toBe(limits.bytes);
+    expect(view?.subjects).toBeLessThan(500);
+    expect(view?.counted).toBe(500);
+    // The newest token is still counted: its second request in the window is refused.
+    expect(
+      limits.take('GET', '/api/v2/documents', { key: undefined, token: 'token-499'.padEnd(43, 'x') }, 2_000)
+        ?.retryAfter,
+    ).toBe(59);
+    limits.clear();
+    expect(budget.used('counters')).toBe(0);
   });
 });

@@ -10,15 +10,15 @@ const TOKEN_HEADERS = ['x-access-token', 'x-api-token'] as const;
 const first = (value: string | string[] | undefined): string | undefined =>
   (Array.isArray(value) ? value[0] : value) || undefined;
 
-/** Who the request is as rate limits count it: its key (x-key, or its token's) and its token. */
+/** Who the request is as rate limits count it: its key (its token's, or x-key on a token call) and its token. */
 export function subjectOf(req: Request, instance: Instance): RateSubject {
   let token: string | undefined;
   for (const name of TOKEN_HEADERS) {
     token = first(req.headers[name]);
     if (token !== undefined) break;
   }
-  const key =
-    first(req.headers['x-key']) ?? (token === undefined ? undefined : instance.fake.keyOfToken(token));
+  // The token's key when a token is sent; `x-key` otherwise (the token call names its key so).
+  const key = token === undefined ? first(req.headers['x-key']) : instance.fake.keyOfToken(token);
   return { key, token };
 }
 

@@ -2,15 +2,19 @@
  * Faults with headers and chance: the headers reach the client, a seeded probability hits the
  * same requests in every run, `after` lets the first matches through.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SeededChance } from '../../src/harness/seeded-chance.js';
 import { createTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
-beforeEach(async () => {
+beforeAll(async () => {
   server = await createTestServer();
 });
-afterEach(() => server.mock.close());
+afterAll(() => server.mock.close());
+beforeEach(() => {
+  server.mock.reset();
+  server.mock.clearReport();
+});
 
 /** Which of `count` list requests a fresh fault with probability 0.3, seed 7 hits. */
 async function hitsOfOneRun(count: number): Promise<number[]> {

@@ -3,16 +3,20 @@
  * the X-RateLimit headers on every answer under a limit, windows on the fake's clock, counted per
  * key, token or instance; a reset clears them; journaled and counted as a behaviour.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RateLimitList } from '../../src/harness/rate-limits.js';
 import { MemoryBudget } from '../../src/memory-budget.js';
 import { ACME_KEY, createTestServer, OTHER_KEY, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
-beforeEach(async () => {
+beforeAll(async () => {
   server = await createTestServer();
 });
-afterEach(() => server.mock.close());
+afterAll(() => server.mock.close());
+beforeEach(() => {
+  server.mock.reset();
+  server.mock.clearReport();
+});
 
 const list = (token: string) => server.http.get('/api/v2/documents?pageNum=1').set('x-access-token', token);
 

@@ -2,14 +2,18 @@
  * Named scenarios as a client's suite uses them: the catalogue, the four built-ins, scenarios of
  * the user's own as steps (checked, each error naming its step), cleared with what they installed.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
-beforeEach(async () => {
+beforeAll(async () => {
   server = await createTestServer();
 });
-afterEach(() => server.mock.close());
+afterAll(() => server.mock.close());
+beforeEach(() => {
+  server.mock.reset();
+  server.mock.clearReport();
+});
 
 const list = (token: string, page = 1) =>
   server.http.get(`/api/v2/documents?pageNum=${page}&resultsPerPage=1`).set('x-access-token', token);

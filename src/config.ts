@@ -1,4 +1,4 @@
-import { bool, defaultsOf, int, type OptionSpec, type OptionsOf, oneOf, path, type SettingKeyOf, secret, setting, specsOf, text } from './options/declare.js';
+import { bool, defaultsOf, int, type OptionSpec, type OptionsOf, oneOf, path, repeatable, type SettingKeyOf, secret, setting, specsOf, text } from './options/declare.js';
 
 export type { OptionSpec } from './options/declare.js';
 export { ConfigError } from './options/parse-value.js';
@@ -38,6 +38,8 @@ const state = {
   generate: int(0, 1_000_000, 0, 'documents to generate on top of the fixtures'),
   seed: int(0, 2 ** 31 - 1, 1, 'seed for generated documents'),
   stateFile: path("file keeping the root instance's state across restarts, written before each change is acknowledged (default: memory only)"),
+  watch: bool(false, 'reload --fixtures within 2 s of a change to its file or folder, as PUT /__admin/fixtures would (a broken edit keeps the set in place and is logged)'),
+  scenario: repeatable(text(undefined, 'scenario file(s) applied to the root at start and after each reset: JSON {name, ...parameters} or {name, steps} (repeat the flag, or separate with commas)')),
 };
 
 const dialect = {

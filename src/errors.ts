@@ -223,6 +223,14 @@ export const ERROR_KINDS = {
       'the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget or its share; the message names the option',
     violation: false,
   },
+  rateLimited: {
+    status: 429,
+    code: 0,
+    message: 'Too many requests',
+    meaning:
+      'a rate limit set through POST /__admin/rate-limits (or the throttled scenario) is used up for its window; Retry-After says in how many seconds it frees (off by default: the live limits are not published)',
+    violation: false,
+  },
   tooManySessions: {
     status: 429,
     code: 0,

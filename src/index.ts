@@ -1,14 +1,16 @@
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { markServed } from './compile-cache.js';
-import { DEFAULT_OPTIONS, type Options, pickSettings, SETTING_KEYS } from './config.js';
+import { ConfigError, DEFAULT_OPTIONS, type Options, pickSettings, SETTING_KEYS } from './config.js';
 import { clientOperationIds } from './contract/operations.js';
 import { createOperationValidators } from './contract/request-validator.js';
 import { type LoadedSpec, loadSpec } from './contract/spec-document.js';
 import { buildDataset, loadFixtureSource } from './domain/fixtures/load-fixtures.js';
 import type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
+import { watchFixtures } from './harness/fixture-watch.js';
 import { saveAfterChanges } from './harness/hold-until-saved.js';
 import { createInstance, type Instance, serverMemory } from './harness/instance.js';
 import {
@@ -17,6 +19,8 @@ import {
   type InstanceControls,
   sessionDataset,
 } from './harness/instance-controls.js';
+import { applyScenarioFiles } from './harness/scenario-files.js';
+import { stepChecksOf } from './harness/scenario-steps.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
 import { StateFile } from './harness/state-file.js';
 import { createApp, serverClasses } from './http/app.js';
@@ -165,9 +169,14 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   });
   const validators = createOperationValidators(spec.document);
   const checks: ControlChecks = {
-    faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
+    ...stepChecksOf(validators),
+    scenarioInput: validators.jsonBody('applyScenario') as ControlChecks['scenarioInput'],
     operationIds: clientOperationIds(spec.document),
   };
+  if (options.scenario !== undefined) applyScenarioFiles(options.scenario, root, checks);
+  const fixturesPath = typeof fixtures === 'string' ? fixtures : options.fixtures;
+  if (options.watch && fixturesPath === undefined)
+    throw new ConfigError('option --watch needs --fixtures (the file or folder to watch)');
   // HTTPS: the CA and server certificates, opened before anything listens, so bad TLS options
   // stop the start (ConfigError naming the option).
   const hosts = parseTlsHosts(options.tlsHosts);
@@ -336,6 +345,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       };
     },
     async close() {
+      watcher?.close();
       sessions.stop();
       const s = server;
       const t = httpsServer;
@@ -348,6 +358,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       await stateFile?.closeAsync();
     },
   };
+  const watcher =
+    options.watch && fixturesPath !== undefined
+      ? watchFixtures(resolve(fixturesPath), root, logger, { generate: options.generate, seed: options.seed })
+      : undefined;
   // A process that serves keeps the code cache of its start (dist/compile-cache.js).
   markServed();
   return mock;

@@ -10,6 +10,7 @@ import { ApiError } from './errors.js';
  *   journals   the journals of the root and of every session together
  *   fixtures   fixture sets loaded through the admin API (sessions' own sets, loads), as built
  *   bodies     request bodies being read and parsed, after inflation
+ *   counters   rate limits' counters per key or token (harness/rate-limits.ts)
  *
  * Each kind has a limit (a share of `memoryBudget`, lowered by its own option where it has one)
  * and the kinds that stay (documents, journals, fixtures) together stay within `memoryBudget`. The
@@ -20,7 +21,7 @@ import { ApiError } from './errors.js';
  * default size leaves room for (a fifth of the heap limit).
  */
 
-export const BUDGET_KINDS = ['documents', 'journals', 'fixtures', 'bodies'] as const;
+export const BUDGET_KINDS = ['documents', 'journals', 'fixtures', 'bodies', 'counters'] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
 /** Each kind's share of `memoryBudget`. */
@@ -29,6 +30,7 @@ export const BUDGET_SHARES: Readonly<Record<BudgetKind, number>> = {
   journals: 0.4,
   fixtures: 0.5,
   bodies: 0.3,
+  counters: 0.05,
 };
 
 /** `memoryBudget` 0 (the default) means this fraction of the heap limit. */
@@ -40,6 +42,7 @@ const WHAT: Readonly<Record<BudgetKind, string>> = {
   journals: 'request journals',
   fixtures: 'fixture sets loaded through the admin API',
   bodies: 'request bodies in flight',
+  counters: 'rate limit counters',
 };
 
 /** What a client can do when a kind is full. */
@@ -48,6 +51,7 @@ const REMEDY: Readonly<Record<BudgetKind, string>> = {
   journals: 'clear journals, or raise',
   fixtures: 'delete sessions, share the root\u2019s fixtures, or raise',
   bodies: 'retry shortly, send smaller or fewer bodies at once, or raise',
+  counters: 'clear rate limits (DELETE /__admin/rate-limits), or raise',
 };
 
 export interface BudgetUsage {
@@ -82,7 +86,13 @@ export class MemoryBudget {
   readonly total: number;
   readonly #limits: Record<BudgetKind, number>;
   readonly #options: Record<BudgetKind, string>;
-  readonly #used: Record<BudgetKind, number> = { documents: 0, journals: 0, fixtures: 0, bodies: 0 };
+  readonly #used: Record<BudgetKind, number> = {
+    documents: 0,
+    journals: 0,
+    fixtures: 0,
+    bodies: 0,
+    counters: 0,
+  };
   #sum = 0;
 
   constructor(options: BudgetOptions) {
@@ -94,12 +104,14 @@ export class MemoryBudget {
       journals: share('journals'),
       fixtures: Math.min(share('fixtures'), options.sessionFixturesBytes),
       bodies: share('bodies'),
+      counters: share('counters'),
     };
     this.#options = {
       documents: 'memoryBudget',
       journals: 'memoryBudget',
       fixtures: this.#limits.fixtures < share('fixtures') ? 'sessionFixturesBytes' : 'memoryBudget',
       bodies: 'memoryBudget',
+      counters: 'memoryBudget',
     };
   }
 

@@ -41,6 +41,9 @@ const CLIENT_CALLS: Record<string, unknown[][]> = {
   request: [[7]],
   addFault: [[{}]],
   removeFault: [['f-1']],
+  addRateLimit: [[{ per: 'key', limit: 1, windowSeconds: 1 }]],
+  removeRateLimit: [['r-1']],
+  applyScenario: [[{ name: 'throttled' }]],
   advanceClock: [[60]],
   setClock: [[1_700_000_000]],
   settings: [[], [{}]],
@@ -52,6 +55,9 @@ const ANY_ANSWER = {
   violations: [],
   notices: [],
   faults: [],
+  rateLimits: [],
+  scenarios: [],
+  applied: [],
   sessions: [],
   id: 'f-1',
   revoked: 0,
@@ -132,7 +138,12 @@ describe('an admin power is defined once', () => {
       const method = (owner as Record<string, unknown> | undefined)?.[tail ?? head];
       expect(typeof method, `control ${name}`).toBe('function');
     }
-    const controls = controlsOf(mock.root, { faultInput: (value) => value as never, operationIds: [] });
+    const controls = controlsOf(mock.root, {
+      faultInput: (value) => value as never,
+      rateLimitInput: (value) => value as never,
+      scenarioInput: (value) => value as never,
+      operationIds: [],
+    });
     const named = new Set(union('x-controls'));
     expect(methodsOf(controls).filter((name) => !named.has(name))).toEqual([]);
   });

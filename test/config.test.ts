@@ -17,6 +17,8 @@ const NAMES_IN_USE = [
   'HOST',
   'FIXTURES',
   'STATE_FILE',
+  'SCENARIO',
+  'WATCH',
   'GENERATE',
   'SEED',
   'TOKEN_TTL_SECONDS',

@@ -11,7 +11,9 @@ import type {
   ViolationRecord,
 } from '../harness/journal.js';
 import { assertNoViolations } from '../harness/no-violations.js';
+import type { RateLimitInput, RateLimitView } from '../harness/rate-limits.js';
 import type { Report, ReportFormat } from '../harness/report.js';
+import type { ScenarioInput, ScenarioListing } from '../harness/scenarios.js';
 
 /**
  * A typed client of a running fake's admin API (a container, `npm start`, another machine): what
@@ -88,6 +90,17 @@ export interface AdminClient {
   faults(): Promise<FaultView[]>;
   removeFault(id: string): Promise<void>;
   clearFaults(): Promise<void>;
+  /** Adds a rate limit (429 with Retry-After past it); answers its id. */
+  addRateLimit(limit: RateLimitInput): Promise<string>;
+  rateLimits(): Promise<RateLimitView[]>;
+  removeRateLimit(id: string): Promise<void>;
+  clearRateLimits(): Promise<void>;
+  /** The scenario catalogue and the scenarios applied. */
+  scenarios(): Promise<ScenarioListing>;
+  /** Applies a built-in scenario `{name, ...parameters}` or your own `{name, steps}`; answers its id. */
+  applyScenario(scenario: ScenarioInput): Promise<string>;
+  /** Removes applied scenarios and what they installed. */
+  clearScenarios(): Promise<void>;
   clock(): Promise<Clock>;
   advanceClock(seconds: number): Promise<Clock>;
   setClock(unixSeconds: number): Promise<Clock>;
@@ -179,6 +192,13 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     faults: async () => (await call<{ faults: FaultView[] }>('GET', '/faults')).faults,
     removeFault: async (id) => void (await call('DELETE', `/faults/${encodeURIComponent(id)}`)),
     clearFaults: async () => void (await call('DELETE', '/faults')),
+    addRateLimit: async (limit) => (await call<{ id: string }>('POST', '/rate-limits', limit)).id,
+    rateLimits: async () => (await call<{ rateLimits: RateLimitView[] }>('GET', '/rate-limits')).rateLimits,
+    removeRateLimit: async (id) => void (await call('DELETE', `/rate-limits/${encodeURIComponent(id)}`)),
+    clearRateLimits: async () => void (await call('DELETE', '/rate-limits')),
+    scenarios: () => call('GET', '/scenarios'),
+    applyScenario: async (scenario) => (await call<{ id: string }>('POST', '/scenarios', scenario)).id,
+    clearScenarios: async () => void (await call('DELETE', '/scenarios')),
     clock: () => call('GET', '/clock'),
     advanceClock: (seconds) => call('POST', '/clock', { advanceSeconds: seconds }),
     setClock: (unixSeconds) => call('POST', '/clock', { now: unixSeconds }),

@@ -91,6 +91,7 @@ export async function checkLive(argv: string[], env: NodeJS.ProcessEnv): Promise
       complete: stopped === undefined,
       ...(stopped === undefined ? {} : { stoppedBy: stopped.message }),
       probes: results,
+      ...(live.rateLimits.sightings() ? { rateLimits: live.rateLimits.sightings() } : {}),
     };
     const out = String(opts.out);
     mkdirSync(out, { recursive: true });

@@ -26,7 +26,7 @@ import {
 } from './list-query.js';
 import { buildBase, DocumentStore, type StoreBase } from './store.js';
 import { computeHash, hashMatches, type TokenGrant, type TokenObserver, TokenStore } from './tokens.js';
-import { copyDataset, type Dataset, type Details, type Document } from './types.js';
+import { copyDataset, type Dataset, type DetailEntry, type Details, type Document } from './types.js';
 
 export type { DocumentSummary, ListQuery, PageQuery } from './list-query.js';
 
@@ -124,6 +124,13 @@ export type StateChange =
   | { kind: 'revokeTokens' }
   | { kind: 'reset' }
   | { kind: 'load'; dataset: Dataset };
+
+/** Another user's change to a document (`Fake.editDocument`): details merged over the stored ones. */
+export interface DocumentEdit {
+  label?: string;
+  description?: string;
+  details?: Record<string, DetailEntry>;
+}
 
 /** See `Fake.persistentState`. */
 export interface PersistentState {
@@ -324,6 +331,46 @@ export class Fake {
     this.#store.putMany(plan.writes);
     if (plan.writes.length > 0) this.onChange?.({ kind: 'documents', documents: plan.writes });
     return { created: plan.created, updated: plan.updated, notices: plan.notices };
+  }
+
+  /** The API key a token was issued to, usable or not (undefined for a token not held). */
+  keyOfToken(token: string): string | undefined {
+    return this.#tokens.grantOf(token)?.keyId;
+  }
+
+  /** Ends one access token now, as if its expiry_time had come (the test tool's scenarios). */
+  expireToken(token: string): boolean {
+    const grant = this.#tokens.expire(token, this.clock.nowSeconds());
+    if (grant) this.onChange?.({ kind: 'tokens', tokens: [[token, { ...grant }]] });
+    return grant !== undefined;
+  }
+
+  /**
+   * Changes a document as another user of its organization would (the test tool's scenarios): a
+   * new label or description, details merged over the stored ones; a new last_modified. Answers
+   * the document as written, or undefined when no document has that id.
+   */
+  editDocument(
+    documentId: number,
+    change: DocumentEdit | ((doc: Readonly<Document>) => DocumentEdit),
+  ): Document | undefined {
+    const doc = this.#store.get(documentId);
+    if (!doc) return undefined;
+    const edit = typeof change === 'function' ? change(doc) : change;
+    const written: Document = {
+      ...doc,
+      ...(edit.label === undefined ? {} : { label: edit.label }),
+      ...(edit.description === undefined ? {} : { description: edit.description }),
+      details:
+        edit.details === undefined
+          ? doc.details
+          : (Object.assign(Object.create(null), doc.details, edit.details) as Details),
+      last_modified: this.#nowIso(),
+    };
+    this.#count([written], true);
+    this.#store.put(written);
+    this.onChange?.({ kind: 'documents', documents: [written] });
+    return written;
   }
 
   /** Invalidates every token issued so far; returns how many access tokens were still usable. */

@@ -113,6 +113,19 @@ export class TokenStore {
     return grant;
   }
 
+  /** The grant of a token held, usable or not (undefined when unknown). */
+  grantOf(token: string): Readonly<TokenGrant> | undefined {
+    return this.#grants.get(token);
+  }
+
+  /** Ends an access token now (its next use answers expired); answers its grant, or undefined when unknown. */
+  expire(token: string, nowSeconds: number): Readonly<TokenGrant> | undefined {
+    const grant = this.#grants.get(token);
+    if (grant?.kind !== 'access') return undefined;
+    grant.expiry = Math.min(grant.expiry, nowSeconds);
+    return grant;
+  }
+
   /** Revokes every token issued so far; returns how many access tokens were still usable. */
   revokeAll(nowSeconds: number): number {
     let live = 0;

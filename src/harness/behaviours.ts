@@ -122,6 +122,15 @@ export const VENDOR_BEHAVIOURS = {
     how: 'PATCH /api/v2/documents/{id} with one detail field of a document whose other fields have values',
     likelihood: 5,
   },
+  documentChangedUnderYou: {
+    meaning:
+      'a PATCH of a document another user changed since the client read it: the PATCH wins, their change is lost',
+    source:
+      'decision: no ETag or If-Match is documented, so the last write wins (the changed-under-you scenario)',
+    why: 'a read-modify-write client overwrites colleagues’ edits without knowing it',
+    how: 'POST /__admin/scenarios {"name":"changed-under-you"}, GET a document, then PATCH it',
+    likelihood: 3,
+  },
   emptyQueryValue: {
     meaning: 'a query parameter sent with an empty value, read as not given',
     source: "decision: empty query values (as in the vendor's own example request)",
@@ -173,6 +182,10 @@ const ERROR_HOW: Partial<Record<ErrorKindName, Pick<Described, 'how' | 'likeliho
   invalidId: { how: 'GET /api/v2/documents/abc', likelihood: 2 },
   memoryBudget: { how: 'start a fake with a small memoryBudget and create documents past it', likelihood: 1 },
   payloadTooLarge: { how: 'send a body over bodyLimit (1 MB by default)', likelihood: 2 },
+  rateLimited: {
+    how: 'POST /__admin/scenarios {"name":"throttled","limit":2,"windowSeconds":30}, then send three requests with one key',
+    likelihood: 4,
+  },
 };
 
 /** Per notice code: how likely a client relying on it breaks. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, type Violation } from '../errors.js';
 import { pathMatcher } from './path-pattern.js';
+import { SeededChance } from './seeded-chance.js';
 import { serialisable } from './serialisable.js';
 
 /**
@@ -8,7 +9,10 @@ import { serialisable } from './serialisable.js';
  * and path (relative to the instance: exact, or a prefix when it ends in `*`); the first
  * matching fault in creation order applies. It can delay the request, answer it with a status
  * and body, or drop the connection. With `times` it applies to that many requests and is then
- * removed; without, it stays until deleted. Plain TypeScript; `fault-injector.ts` applies them.
+ * removed; without, it stays until deleted. It can also carry response `headers`, skip its first
+ * `after` matches, and fire with a `probability` drawn from a `seed` (`seeded-chance.ts`: the same
+ * seed fires on the same matches in every run); a match it skips or misses goes on to the next
+ * fault. Plain TypeScript; `fault-injector.ts` applies them.
  */
 
 /**
@@ -49,6 +53,10 @@ export interface FaultInput {
   delayMs?: number;
   times?: number;
   drop?: boolean;
+  headers?: Record<string, string>;
+  probability?: number;
+  seed?: number;
+  after?: number;
 }
 
 export interface Fault {
@@ -67,6 +75,16 @@ export interface Fault {
   remaining: number | undefined;
   /** Requests it applied to so far. */
   hits: number;
+  /** Response headers sent with it (undefined: none). */
+  headers: Record<string, string> | undefined;
+  /** Matches still to let pass before it applies. */
+  skip: number;
+  /** `after` as given. */
+  skipped: number;
+  /** Whether it fires on a match (undefined: always). */
+  chance: SeededChance | undefined;
+  /** Matching requests seen, applied or not. */
+  matched: number;
 }
 
 /** The JSON form of a fault (`GET /__admin/faults`). */
@@ -79,15 +97,23 @@ export interface FaultView {
   delayMs?: number;
   drop?: true;
   times?: number;
+  headers?: Record<string, string>;
+  probability?: number;
+  seed?: number;
+  after?: number;
   hits: number;
+  matched?: number;
 }
+
+/** Headers a fault may not set: they frame the answer, which the fake writes itself. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection']);
 
 /**
  * What the spec's `FaultInput` schema cannot say: the rules between fields. The shape (known
  * keys, types, ranges, method and path patterns) is checked against the spec before a fault
  * gets here, by the admin API and the programmatic API alike.
  */
-function problemsOf(input: FaultInput): Violation[] {
+export function problemsOf(input: FaultInput): Violation[] {
   const hasBody = Object.hasOwn(input, 'body');
   if (hasBody && !serialisable(input.body)) {
     return [{ location: 'body/body', message: 'cannot be sent: nested too deeply to serialise' }];
@@ -100,6 +126,16 @@ function problemsOf(input: FaultInput): Violation[] {
       message: 'cannot be combined with status or body (a dropped connection sends no response)',
     });
   if (hasBody && status === undefined) problems.push({ location: 'body/body', message: 'needs status' });
+  if (input.headers && drop === true)
+    problems.push({
+      location: 'body/headers',
+      message: 'cannot be combined with drop (no response is sent)',
+    });
+  for (const name of Object.keys(input.headers ?? {}))
+    if (FRAMING_HEADERS.has(name.toLowerCase()))
+      problems.push({ location: `body/headers/${name}`, message: 'is written by the fake itself' });
+  if (input.seed !== undefined && input.probability === undefined)
+    problems.push({ location: 'body/seed', message: 'needs probability' });
   if (status === undefined && drop !== true && (delayMs === undefined || delayMs === 0))
     problems.push({ location: 'body', message: 'a fault needs status, delayMs or drop' });
   return problems;
@@ -130,6 +166,11 @@ export class FaultList {
       drop: input.drop === true,
       remaining: input.times,
       hits: 0,
+      headers: input.headers && Object.keys(input.headers).length > 0 ? { ...input.headers } : undefined,
+      skip: input.after ?? 0,
+      skipped: input.after ?? 0,
+      chance: input.probability === undefined ? undefined : new SeededChance(input.probability, input.seed),
+      matched: 0,
     };
     this.#faults.push(fault);
     return fault;
@@ -141,7 +182,7 @@ export class FaultList {
    */
   take(method: string, path: string): Fault | undefined {
     if (this.#faults.length === 0) return undefined;
-    const fault = this.#faults.find((f) => matches(f, method, path));
+    const fault = this.#faults.find((f) => matches(f, method, path) && fires(f));
     if (!fault) return undefined;
     fault.hits++;
     if (fault.remaining !== undefined && --fault.remaining === 0) {
@@ -160,7 +201,13 @@ export class FaultList {
       delayMs: f.delayMs > 0 ? f.delayMs : undefined,
       drop: f.drop ? true : undefined,
       times: f.remaining,
+      headers: f.headers,
+      probability: f.chance?.probability,
+      seed: f.chance?.seed,
+      after: f.skipped > 0 ? f.skipped : undefined,
       hits: f.hits,
+      // Matches seen, hit or not: shown for a fault that can let a match through.
+      matched: f.chance || f.skipped > 0 ? f.matched : undefined,
     }));
   }
 
@@ -173,6 +220,16 @@ export class FaultList {
   clear(): void {
     this.#faults = [];
   }
+}
+
+/** Counts a match of `fault`: whether it applies to it (past `after`, and its chance drawn). */
+function fires(fault: Fault): boolean {
+  fault.matched++;
+  if (fault.skip > 0) {
+    fault.skip--;
+    return false;
+  }
+  return fault.chance === undefined || fault.chance.draw();
 }
 
 function matches(fault: Fault, method: string, path: string): boolean {

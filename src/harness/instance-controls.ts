@@ -13,8 +13,10 @@ import {
   viewEntry,
 } from './journal.js';
 import { assertNoViolations } from './no-violations.js';
+import type { RateLimitInput, RateLimitView } from './rate-limits.js';
 import { buildReport, type Report, type ReportFormat } from './report.js';
 import { renderReport } from './report-formats.js';
+import type { ScenarioInput, ScenarioListing } from './scenarios.js';
 import { mergeSettings } from './settings-input.js';
 
 /** What `GET /__admin/health` answers. */
@@ -113,6 +115,17 @@ export interface InstanceControls {
   faults(): FaultView[];
   removeFault(id: string): boolean;
   clearFaults(): void;
+  /** Adds a rate limit (POST /__admin/rate-limits); answers its id. */
+  addRateLimit(limit: RateLimitInput): string;
+  rateLimits(): RateLimitView[];
+  removeRateLimit(id: string): boolean;
+  clearRateLimits(): void;
+  /** The scenario catalogue and the scenarios applied (GET /__admin/scenarios). */
+  scenarios(): ScenarioListing;
+  /** Applies a built-in scenario `{name, ...parameters}` or your own `{name, steps}` (POST /__admin/scenarios); answers its id. */
+  applyScenario(scenario: ScenarioInput): string;
+  /** Removes applied scenarios and what they installed (DELETE /__admin/scenarios). */
+  clearScenarios(): void;
   /**
    * The verdict of this instance for CI (GET /__admin/report): findings and coverage since it was
    * created or since `clearReport()`, as the report object (`json`, the default) or as the text of
@@ -135,6 +148,10 @@ async function datasetOf(fixtures: string | FixtureSet): Promise<Dataset> {
 export interface ControlChecks {
   /** A fault definition, as `POST /__admin/faults` checks its body; throws `invalidBody`. */
   faultInput(value: unknown): FaultInput;
+  /** A rate limit, as `POST /__admin/rate-limits` checks its body; throws `invalidBody`. */
+  rateLimitInput(value: unknown): RateLimitInput;
+  /** A scenario's outer shape, as `POST /__admin/scenarios` checks its body; throws `invalidBody`. */
+  scenarioInput(value: unknown): ScenarioInput;
   /** The vendor operations of the spec, which reports list exercised or not. */
   operationIds: readonly string[];
 }
@@ -180,6 +197,13 @@ export function controlsOf(
     faults: () => faults.list(),
     removeFault: (id) => faults.delete(id),
     clearFaults: () => faults.clear(),
+    addRateLimit: (limit) => instance.rateLimits.add(checks.rateLimitInput(limit)),
+    rateLimits: () => instance.rateLimits.list(),
+    removeRateLimit: (id) => instance.rateLimits.delete(id),
+    clearRateLimits: () => instance.rateLimits.clear(),
+    scenarios: () => instance.scenarios.list(),
+    applyScenario: (scenario) => instance.scenarios.apply(checks.scenarioInput(scenario), checks),
+    clearScenarios: () => instance.scenarios.clear(),
     report: (async (format?: ReportFormat) => {
       await journal.settled();
       const report = buildReport(instance, checks.operationIds);

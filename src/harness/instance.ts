@@ -7,6 +7,8 @@ import { Coverage } from './coverage.js';
 import { FaultList } from './faults.js';
 import { Journal, type JournalLimits, JournalPool } from './journal.js';
 import type { OwnKeys } from './own-keys.js';
+import { RateLimitList } from './rate-limits.js';
+import { ScenarioList } from './scenarios.js';
 
 /** What the instances of one server share: its memory budget, and the pool of their journals. */
 export interface ServerMemory {
@@ -29,6 +31,10 @@ export class Instance {
   readonly fake: Fake;
   readonly journal: Journal;
   readonly faults: FaultList;
+  /** Rate limits set by a test (none by default). */
+  readonly rateLimits: RateLimitList;
+  /** Scenarios applied by a test (none by default); they install faults and rate limits of their own. */
+  readonly scenarios: ScenarioList;
   /** What the instance's reports read: counts per operation and behaviour, findings (survives reset). */
   readonly coverage: Coverage;
   /**
@@ -53,6 +59,8 @@ export class Instance {
     this.#memory = memory;
     this.journal = new Journal(journal, memory?.journals);
     this.faults = new FaultList();
+    this.rateLimits = new RateLimitList(memory?.budget);
+    this.scenarios = new ScenarioList(this, memory?.budget);
     this.coverage = new Coverage(journal.entries);
   }
 
@@ -82,13 +90,18 @@ export class Instance {
     this.fake.dispose();
     this.journal.dispose();
     this.faults.clear();
+    this.scenarios.clear();
+    this.rateLimits.clear();
   }
 
-  /** Back to the reset point: state, tokens and clock (the Fake), journal and faults. Settings stay. */
+  /** Back to the reset point: state, tokens and clock (the Fake), journal, faults, rate limits and scenarios. Settings stay. */
   reset(): void {
     this.fake.reset();
     this.journal.clear();
     this.faults.clear();
+    this.scenarios.clear();
+    this.rateLimits.clear();
+    this.scenarios.restoreStanding();
   }
 
   /**
@@ -101,6 +114,9 @@ export class Instance {
     this.fake.load(this.ownKeys ? this.ownKeys.apply(dataset) : dataset);
     this.journal.clear();
     this.faults.clear();
+    this.scenarios.clear();
+    this.rateLimits.clear();
+    this.scenarios.restoreStanding();
   }
 }
 

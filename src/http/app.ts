@@ -12,6 +12,7 @@ import { createSpecFallback } from '../contract/spec-fallback.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/runtime-response-checks.js';
+import { stepChecksOf } from '../harness/scenario-steps.js';
 import { type Session, type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminGuardCheck } from './admin-origin-guard.js';
@@ -288,6 +289,7 @@ export function createApp(context: AppContext): RequestListener {
       sessions,
       memory: context.memory,
       operationIds: clientOperationIds(spec.document),
+      stepChecks: stepChecksOf(validators),
     }),
     fallback: createSpecFallback(spec.document),
     validators,

@@ -53,6 +53,7 @@ async function applyFault(
   state.faultId = fault.id;
   state.faultKinds = faultKindsOf(fault);
   res.set('x-fake-fault', fault.id);
+  if (fault.headers) res.set(fault.headers);
   if (fault.delayMs > 0) await sleep(fault.delayMs);
   if (fault.drop) {
     state.dropped = true;

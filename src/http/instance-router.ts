@@ -8,8 +8,10 @@ import { createAdminGuard } from './admin-origin-guard.js';
 import { createAdminAuth } from './admin-token-check.js';
 import { createFaultInjector } from './fault-injector.js';
 import { chain } from './middleware-chain.js';
+import { createRateLimiter } from './rate-limiter.js';
 import { createRequestRecorder } from './request-recorder.js';
 import { stateOf } from './request-state.js';
+import { createScenarioHooks } from './scenario-hooks.js';
 import { inspector, isInspectorPath } from './ui-assets.js';
 
 /**
@@ -146,7 +148,7 @@ const isAdminPath = (path: string) => path === '/__admin' || path.startsWith('/_
  *   /__admin/ui   the inspector's page and assets (no data, so no token); a browser opening
  *                 /__admin or /__admin/journal is sent there
  *   /__admin/...  auth (all but health), parsing, admin spec router; never journaled or faulted
- *   anything else journal, limits, parsing, latency and faults, vendor spec router, 404
+ *   anything else journal, limits, parsing, scenarios, rate limits, latency and faults, vendor spec router, 404
  */
 export function createInstanceRouter({
   options,
@@ -172,6 +174,8 @@ export function createInstanceRouter({
     createRequestRecorder(checks),
     guard,
     bodyParser(options.bodyLimit, memory),
+    createScenarioHooks(),
+    createRateLimiter(),
     createFaultInjector(),
     apiRouter,
     notFound,

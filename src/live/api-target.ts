@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, fetch } from 'undici';
 import { computeHash } from '../domain/tokens.js';
+import { RateLimitSignals } from './rate-limit-signals.js';
 
 /**
  * One service the live tools talk to: the live tenant or the fake started beside it. It sends
@@ -69,6 +70,8 @@ export class ApiTarget {
   #requests = 0;
   #nextAt = 0;
   #token: Promise<string> | undefined;
+  /** The 429s and rate-limit headers the service sent, for the ledger. */
+  readonly rateLimits = new RateLimitSignals();
   /** The token call's answer (no token in it), for the probes that read the expiry. */
   tokenAnswer: Answer | undefined;
 
@@ -134,6 +137,7 @@ export class ApiTarget {
     } catch (error) {
       throw new LiveStop('network', `cannot reach ${this.host}: ${describeNetworkError(error)}`);
     }
+    this.rateLimits.note(method, path, response.status, response.headers);
     if (response.status === 429) {
       const after = response.headers.get('retry-after');
       throw new LiveStop(

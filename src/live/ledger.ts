@@ -1,4 +1,5 @@
 import type { ProbeResult } from './compare.js';
+import { type RateLimitSightings, sightingsMarkdown } from './rate-limit-signals.js';
 
 /**
  * The ledger of a check-live run, as JSON (for tools and scripts/decisions-live-column.ts) and
@@ -18,6 +19,8 @@ export interface Ledger {
   complete: boolean;
   stoppedBy?: string;
   probes: ProbeResult[];
+  /** The 429s and rate-limit headers the live service sent, when it sent any. */
+  rateLimits?: RateLimitSightings;
 }
 
 export const regionOf = (host: string): string => host.split('.')[0] ?? host;
@@ -61,6 +64,7 @@ export function ledgerMarkdown(ledger: Ledger): string {
         } |`,
     ),
   ];
+  lines.push(...sightingsMarkdown(ledger.rateLimits));
   const fixes = ledger.probes.filter((p) => p.fix !== null);
   if (fixes.length > 0) {
     lines.push('', '## Settings that make the fake match', '');

@@ -23,6 +23,8 @@ export interface Declared<T> {
   readonly secret: boolean;
   /** A file or folder path; one given in a config file is relative to that file. */
   readonly path: boolean;
+  /** A flag that may be given more than once: its values joined with commas. */
+  readonly repeatable?: boolean;
 }
 
 /** A declaration of any value type (a `Declared<number>` is one: its default is read only). */
@@ -72,6 +74,9 @@ export const oneOf = <const V extends readonly [string, ...string[]]>(
 /** True or false (`1`, `yes`, `on` and an empty value read as true). */
 export const bool = (value: boolean, description: string) =>
   declared<boolean>({ type: 'boolean' }, value, description);
+
+/** Marks a text option whose flag may be repeated (the values joined with commas). */
+export const repeatable = <T>(option: Declared<T>): Declared<T> => ({ ...option, repeatable: true });
 
 /** Marks an option as a run-time setting of each instance. */
 export const setting = <T>(option: Declared<T>): Declared<T> & { readonly setting: true } => ({

@@ -15,6 +15,8 @@ export function addOptionFlags(command: Command): Command {
       takesValue ? `${spec.flag} <value>` : `${spec.flag} [value]`,
       `${spec.description} (env ${spec.env}, default ${shown})`,
     ).helpGroup(`${GROUP_TITLES[spec.group]}:`);
+    if (spec.repeatable)
+      option.argParser((value: string, previous?: string) => (previous ? `${previous},${value}` : value));
     command.addOption(option);
   }
   return command;

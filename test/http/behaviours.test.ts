@@ -194,6 +194,22 @@ const CASES: Record<string, { status: number; send: Send }> = {
       return list('pageNum=1')(t, token);
     },
   },
+  'error.rateLimited': {
+    status: 429,
+    send: async (t, token) => {
+      t.mock.addRateLimit({ per: 'token', limit: 1, windowSeconds: 60 });
+      await list('pageNum=1')(t, token);
+      return list('pageNum=1')(t, token);
+    },
+  },
+  documentChangedUnderYou: {
+    status: 200,
+    send: async (t, token) => {
+      t.mock.applyScenario({ name: 'changed-under-you' });
+      const read = await t.http.get('/api/v2/documents/101101').set('x-access-token', token);
+      return t.http.patch('/api/v2/documents/101101').set('x-access-token', token).send(read.body.details);
+    },
+  },
   'fault.drop': {
     status: 0,
     send: async (t, token) => {

@@ -21,7 +21,7 @@ interface Usage {
 interface MemoryView {
   heapLimit: number;
   total: Usage;
-  kinds: Record<'documents' | 'journals' | 'fixtures' | 'bodies', Usage>;
+  kinds: Record<'documents' | 'journals' | 'fixtures' | 'bodies' | 'counters', Usage>;
 }
 
 async function memoryOf(server: TestServer): Promise<MemoryView> {
@@ -64,7 +64,7 @@ describe('the memory budget', () => {
     expect(memory.heapLimit).toBeGreaterThan(0);
     expect(memory.total.limit).toBe(Math.floor(memory.heapLimit * 0.2));
     expect(memory.total.option).toBe('memoryBudget');
-    for (const kind of ['documents', 'journals', 'fixtures', 'bodies'] as const) {
+    for (const kind of ['documents', 'journals', 'fixtures', 'bodies', 'counters'] as const) {
       expect(memory.kinds[kind].limit).toBeGreaterThan(0);
       expect(memory.kinds[kind].limit).toBeLessThanOrEqual(memory.total.limit);
     }

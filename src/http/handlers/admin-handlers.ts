@@ -6,7 +6,10 @@ import { datasetFromInput } from '../../harness/fixture-input.js';
 import type { Instance } from '../../harness/instance.js';
 import { clockOf, healthOf, journaledRequest } from '../../harness/instance-controls.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
+import type { RateLimitInput } from '../../harness/rate-limits.js';
+import type { StepChecks } from '../../harness/scenario-steps.js';
 import type { MemoryBudget } from '../../memory-budget.js';
+import { createTroubleHandlers } from './trouble-handlers.js';
 
 /** Entries in one page of `GET /__admin/requests` when `limit` is not given. */
 const DEFAULT_REQUESTS_PAGE = 100;
@@ -32,7 +35,15 @@ export interface AdminContext {
   memory?: MemoryBudget;
   /** The vendor operations of the spec, which reports list exercised or not. */
   operationIds: readonly string[];
+  /** The spec's checks of a fault and a rate limit, for scenarios' steps (none: taken as given). */
+  stepChecks?: StepChecks;
 }
+
+/** Without the spec's checks (a handler table built only to be listed), steps are taken as given. */
+const UNCHECKED: StepChecks = {
+  faultInput: (value) => value as FaultInput,
+  rateLimitInput: (value) => value as RateLimitInput,
+};
 
 const done = { status: 200, body: { success: true } } as const;
 
@@ -47,8 +58,10 @@ export function createAdminHandlers({
   sessions,
   memory,
   operationIds,
+  stepChecks,
 }: AdminContext): OperationTable<AdminOperationId, Instance> {
   return {
+    ...createTroubleHandlers(stepChecks ?? UNCHECKED),
     getHealth: (context) => ({ status: 200, body: healthOf(context.instance, memory) }),
 
     resetState: (context) => {

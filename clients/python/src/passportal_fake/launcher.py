@@ -71,6 +71,9 @@ class PassportalFake:
         self.https_url: Optional[str] = None
         self.ca_path: Optional[str] = None
         self.mode = ""
+        #: The image or the command line this object starts the fake with (``mode``).
+        self.image: Optional[str] = self._image
+        self.command: List[str] = []
         self._process: Optional[subprocess.Popen] = None
         self._output: Deque[str] = deque(maxlen=400)
         self._engine: Optional[Engine] = None
@@ -135,7 +138,8 @@ class PassportalFake:
                 self._start_container(self._image)
             else:
                 self.mode = "command"
-                self._start_command(self._resolve_command())
+                self.command = self._resolve_command()
+                self._start_command(self.command)
             self._admin = AdminClient(self.url, self._admin_token)
             if self.https and not self.ca_path:
                 self._fetch_ca()

@@ -74,11 +74,11 @@ class PassportalFake:
         #: The image or the command line this object starts the fake with (``mode``).
         self.image: Optional[str] = self._image
         self.command: List[str] = []
-        self._process: Optional[subprocess.Popen] = None
+        self._process: Optional[subprocess.Popen[bytes]] = None
         self._output: Deque[str] = deque(maxlen=400)
         self._engine: Optional[Engine] = None
         self._container: Optional[str] = None
-        self._temp: Optional[tempfile.TemporaryDirectory] = None
+        self._temp: Optional[tempfile.TemporaryDirectory[str]] = None
         self._admin: Optional[AdminClient] = None
 
     # --- what a suite uses ---------------------------------------------------------------------
@@ -307,6 +307,6 @@ class PassportalFake:
 
 def _is_the_package(package_json: Path) -> bool:
     try:
-        return json.loads(package_json.read_text("utf-8")).get("name") == PACKAGE_NAME
+        return bool(json.loads(package_json.read_text("utf-8")).get("name") == PACKAGE_NAME)
     except (OSError, ValueError):
         return False

@@ -10,7 +10,7 @@ import json
 import ssl
 import urllib.error
 import urllib.request
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 _OPENER_BY_CONTEXT: Dict[int, urllib.request.OpenerDirector] = {}
 
@@ -19,7 +19,7 @@ def _opener(context: Optional[ssl.SSLContext]) -> urllib.request.OpenerDirector:
     key = id(context)
     opener = _OPENER_BY_CONTEXT.get(key)
     if opener is None:
-        handlers: list = [urllib.request.ProxyHandler({})]
+        handlers: List[urllib.request.BaseHandler] = [urllib.request.ProxyHandler({})]
         if context is not None:
             handlers.append(urllib.request.HTTPSHandler(context=context))
         opener = urllib.request.build_opener(*handlers)

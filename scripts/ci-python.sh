@@ -9,8 +9,8 @@
 #      xdist (--system-site-packages), and checks what it ships (py.typed, the pytest11 entry point);
 #   4. runs the package's own tests and examples/python against the real fake: started by the
 #      npm command (node dist/start.js of this checkout, built by npm ci), and, when DOCKER_HOST
-#      names a container engine, by the image (FAKE_IMAGE, else passportal-docs-fake:local,
-#      built here if the engine does not have it).
+#      names a container engine, by the image (FAKE_IMAGE, else passportal-docs-fake:local, which
+#      the container suite tags; built here with the docker command if the engine lacks it).
 #
 # Debian's python3 (/usr/bin/python3) is used by path: a pyenv or venv python3 earlier on PATH
 # lacks Debian's packages. A pytest run that collects no test (exit 5) is an error, as any failure.
@@ -90,7 +90,15 @@ run_suites "npm command: node dist/start.js"
 
 if [[ -n ${DOCKER_HOST:-} ]]; then
   image=${FAKE_IMAGE:-passportal-docs-fake:local}
-  if ! docker image inspect "$image" >/dev/null 2>&1; then
+  # The container suite (npm run test:containers) tags the image it builds passportal-docs-fake:local.
+  if ! "$venv_python" -c 'import sys, urllib.parse
+from passportal_fake.container import Engine
+status, _ = Engine().call("GET", "/images/" + urllib.parse.quote(sys.argv[1], safe="") + "/json")
+sys.exit(0 if status == 200 else 1)' "$image"; then
+    if ! command -v docker >/dev/null; then
+      echo "ci-python: the engine has no image $image and there is no docker command to build it: run npm run test:containers first, or set FAKE_IMAGE" >&2
+      exit 1
+    fi
     echo "ci-python: building $image"
     docker build -q -t "$image" . >/dev/null
   fi

@@ -76,4 +76,40 @@ describe('workflows', () => {
     expect(steps.some((s) => s.run?.startsWith('npm publish'))).toBe(true);
     expect(steps.some((s) => s.run?.includes('gh release create'))).toBe(true);
   });
+
+  it("the release publishes the Python package to PyPI by trusted publishing, at the tag's version", () => {
+    const workflow = parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as {
+      jobs: Record<
+        string,
+        {
+          needs?: string;
+          permissions?: Record<string, string>;
+          environment?: { name: string };
+          steps: Array<{ uses?: string; run?: string; with?: Record<string, unknown> }>;
+        }
+      >;
+    };
+    const job = Object.values(workflow.jobs).find((j) =>
+      j.steps.some((s) => s.uses?.startsWith('pypa/gh-action-pypi-publish@')),
+    );
+    expect(job).toBeDefined();
+    expect(job?.needs).toBe('check');
+    expect(job?.permissions).toMatchObject({ 'id-token': 'write' });
+    expect(job?.environment?.name).toBe('pypi');
+    const publish = job?.steps.find((s) => s.uses?.startsWith('pypa/gh-action-pypi-publish@'));
+    // Trusted publishing: no password or API token is passed.
+    expect(Object.keys(publish?.with ?? {})).toEqual(['packages-dir']);
+    const build = job?.steps.find((s) => s.run?.includes('python -m build'));
+    expect(build?.run).toContain('clients/python');
+    expect(
+      job?.steps.some(
+        (s) => s.run?.includes('clients/python/pyproject.toml') && s.run.includes('GITHUB_REF_NAME'),
+      ),
+    ).toBe(true);
+    // One tag releases both packages: their versions are the same.
+    const pyproject = readFileSync(join(ROOT, 'clients/python/pyproject.toml'), 'utf8');
+    const npmVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
+      .version;
+    expect(pyproject.match(/^version = "([^"]+)"$/m)?.[1]).toBe(npmVersion);
+  });
 });

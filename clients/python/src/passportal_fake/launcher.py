@@ -1,0 +1,312 @@
+"""``PassportalFake``: a running fake for a test run, as a context manager.
+
+Where the fake comes from, first match wins:
+
+1. ``url=`` or ``PASSPORTAL_FAKE_URL``: a fake already running (a CI service, ``npm start``);
+   nothing is started or stopped.
+2. ``image=`` or ``PASSPORTAL_FAKE_IMAGE``: the image, run through Docker or Podman
+   (``DOCKER_HOST`` honoured) on a free port.
+3. ``command=`` or ``PASSPORTAL_FAKE_COMMAND`` (a command line), else ``node dist/start.js`` of the
+   checkout in ``PASSPORTAL_FAKE_CHECKOUT`` or above the current folder, else
+   ``npx --yes passportal-docs-fake``: started on a free port.
+
+It waits for ``/__admin/health``; a start that fails raises ``StartError`` with the fake's own
+output; on exit it stops only what it started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import ssl
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.parse
+from collections import deque
+from pathlib import Path
+from typing import Any, Deque, Dict, List, Mapping, Optional, Sequence, Union
+
+from .admin import AdminClient, Session
+from .container import API_PORT, HTTPS_PORT, Engine
+from .errors import StartError
+from .transport import send
+
+PACKAGE_NAME = "passportal-docs-fake"
+
+
+class PassportalFake:
+    """A fake to test against: ``url`` (HTTP, also the proxy), ``https_url`` and ``ca_path`` (with
+    ``https=True``), ``admin`` (an ``AdminClient`` of the root).
+
+    ``fixtures``: a fixture file or folder for a fake this starts (for one already running, load
+    them with ``admin.load_fixtures``). ``env``: more environment variables for the fake
+    (``TOKEN_TTL_SECONDS``...). ``admin_token``: the ``ADMIN_TOKEN`` (set on a fake this starts).
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        image: Optional[str] = None,
+        command: Optional[Union[str, Sequence[str]]] = None,
+        https: bool = False,
+        fixtures: Optional[Union[str, Path]] = None,
+        env: Optional[Mapping[str, str]] = None,
+        admin_token: Optional[str] = None,
+        start_timeout: float = 60.0,
+    ) -> None:
+        self._url = url or os.environ.get("PASSPORTAL_FAKE_URL") or None
+        self._image = image or os.environ.get("PASSPORTAL_FAKE_IMAGE") or None
+        env_command = os.environ.get("PASSPORTAL_FAKE_COMMAND")
+        self._command = command if command is not None else (shlex.split(env_command) if env_command else None)
+        self.https = https
+        self._fixtures = str(fixtures) if fixtures is not None else None
+        self._env = dict(env or {})
+        self._admin_token = admin_token or os.environ.get("PASSPORTAL_FAKE_ADMIN_TOKEN") or None
+        self._start_timeout = start_timeout
+        self.url = ""
+        self.https_url: Optional[str] = None
+        self.ca_path: Optional[str] = None
+        self.mode = ""
+        #: The image or the command line this object starts the fake with (``mode``).
+        self.image: Optional[str] = self._image
+        self.command: List[str] = []
+        self._process: Optional[subprocess.Popen[bytes]] = None
+        self._output: Deque[str] = deque(maxlen=400)
+        self._engine: Optional[Engine] = None
+        self._container: Optional[str] = None
+        self._temp: Optional[tempfile.TemporaryDirectory[str]] = None
+        self._admin: Optional[AdminClient] = None
+
+    # --- what a suite uses ---------------------------------------------------------------------
+
+    @property
+    def admin(self) -> AdminClient:
+        """The admin client of the root instance."""
+        if self._admin is None:
+            raise RuntimeError("PassportalFake is not started: use it in a `with` block or call start()")
+        return self._admin
+
+    @property
+    def started_here(self) -> bool:
+        """Whether this object started the fake (and so stops it)."""
+        return self._process is not None or self._container is not None
+
+    def proxy_url(self, session: Optional[Union[Session, str]] = None) -> str:
+        """``HTTPS_PROXY`` for a client pinned to the vendor's host names; with a session, the
+        session as proxy user (``http://<id>:x@host:port``), so its requests land in that session."""
+        parts = urllib.parse.urlsplit(self.url)
+        if session is None:
+            return f"{parts.scheme}://{parts.netloc}"
+        session_id = session.id if isinstance(session, Session) else str(session)
+        return f"{parts.scheme}://{urllib.parse.quote(session_id, safe='')}:x@{parts.netloc}"
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """An SSL context trusting the fake's CA (``https=True``)."""
+        if not self.ca_path:
+            raise RuntimeError("the fake's CA is known with https=True only")
+        return ssl.create_default_context(cafile=self.ca_path)
+
+    def client_env(self, session: Optional[Union[Session, str]] = None) -> Dict[str, str]:
+        """The variables a Python client needs to reach the vendor's hosts through the fake:
+        ``HTTPS_PROXY``, and with ``https=True`` ``SSL_CERT_FILE`` and ``REQUESTS_CA_BUNDLE``."""
+        env = {"HTTPS_PROXY": self.proxy_url(session), "NO_PROXY": ""}
+        if self.ca_path:
+            env.update(SSL_CERT_FILE=self.ca_path, REQUESTS_CA_BUNDLE=self.ca_path)
+        return env
+
+    # --- start and stop -----------------------------------------------------------------------
+
+    def __enter__(self) -> "PassportalFake":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def start(self) -> "PassportalFake":
+        try:
+            if self._url:
+                self.mode = "url"
+                self.url = self._url.rstrip("/")
+                self._wait_for_health(self.url)
+            elif self._image:
+                self.mode = "image"
+                self._start_container(self._image)
+            else:
+                self.mode = "command"
+                self.command = self._resolve_command()
+                self._start_command(self.command)
+            self._admin = AdminClient(self.url, self._admin_token)
+            if self.https and not self.ca_path:
+                self._fetch_ca()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stops what this object started (the process or the container); idempotent."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+        if process is not None and process.stdout is not None:
+            process.stdout.close()
+        container, self._container = self._container, None
+        if container is not None and self._engine is not None:
+            self._engine.remove(container)
+        temp, self._temp = self._temp, None
+        if temp is not None:
+            temp.cleanup()
+
+    # --- the npm command ----------------------------------------------------------------------
+
+    def _resolve_command(self) -> List[str]:
+        if self._command is not None:
+            return list(shlex.split(self._command) if isinstance(self._command, str) else self._command)
+        checkout = os.environ.get("PASSPORTAL_FAKE_CHECKOUT")
+        roots = [Path(checkout)] if checkout else [Path.cwd(), *Path.cwd().parents]
+        for root in roots:
+            start = root / "dist" / "start.js"
+            if start.is_file() and _is_the_package(root / "package.json"):
+                return [shutil.which("node") or "node", str(start)]
+        if checkout:
+            raise StartError(f"PASSPORTAL_FAKE_CHECKOUT={checkout} holds no built fake (dist/start.js): run npm ci there")
+        npx = shutil.which("npx")
+        if npx is None:
+            raise StartError(
+                "cannot start the fake: no PASSPORTAL_FAKE_URL, no image (PASSPORTAL_FAKE_IMAGE) and no npx "
+                "on PATH (install Node 20.19+ or 24, or set one of those)"
+            )
+        return [npx, "--yes", PACKAGE_NAME]
+
+    def _start_command(self, command: List[str]) -> None:
+        args = [*command, "--port", "0", "--host", "127.0.0.1"]
+        if self.https:
+            self._temp = tempfile.TemporaryDirectory(prefix="passportal-fake-")
+            args += ["--https-port", "0", "--tls-dir", self._temp.name]
+        if self._fixtures:
+            args += ["--fixtures", self._fixtures]
+        env = {**os.environ, "LOG_LEVEL": "info", **self._env}
+        if self._admin_token:
+            env["ADMIN_TOKEN"] = self._admin_token
+        for name in ("PORT", "HTTPS_PORT", "HOST"):
+            env.pop(name, None)
+        try:
+            self._process = subprocess.Popen(
+                args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+            )
+        except OSError as error:
+            raise StartError(f"cannot run {shlex.join(args)}: {error}") from error
+        found: Dict[str, str] = {}
+        ready = threading.Event()
+        process = self._process
+
+        def read() -> None:
+            assert process.stdout is not None
+            for raw in process.stdout:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                self._output.append(line)
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(entry, dict):
+                    for key in ("url", "httpsUrl", "caCert"):
+                        if isinstance(entry.get(key), str):
+                            found.setdefault(key, entry[key])
+                    if "url" in found and (not self.https or "httpsUrl" in found):
+                        ready.set()
+            ready.set()
+
+        threading.Thread(target=read, name="passportal-fake-output", daemon=True).start()
+        if not ready.wait(self._start_timeout) or "url" not in found or (self.https and "httpsUrl" not in found):
+            code = process.poll()
+            why = f"exited with status {code}" if code is not None else f"did not start in {self._start_timeout:g} s"
+            raise StartError(f"the fake ({shlex.join(args)}) {why}; its output:\n{self._tail()}")
+        self.url = found["url"].rstrip("/")
+        self.https_url = found.get("httpsUrl")
+        self.ca_path = found.get("caCert")
+        self._wait_for_health(self.url)
+
+    # --- the image ----------------------------------------------------------------------------
+
+    def _start_container(self, image: str) -> None:
+        self._engine = Engine()
+        env = {"LOG_LEVEL": "info", **self._env}
+        if self._admin_token:
+            env["ADMIN_TOKEN"] = self._admin_token
+        ports = [API_PORT, HTTPS_PORT] if self.https else [API_PORT]
+        self._container = self._engine.run(image, env, ports)
+        deadline = time.monotonic() + self._start_timeout
+        port = None
+        while port is None:
+            port = self._engine.host_port(self._container, API_PORT)
+            if port is None:
+                self._container_failed_unless_running(image)
+                if time.monotonic() > deadline:
+                    raise StartError(f"the container of {image} published no port for {API_PORT}")
+                time.sleep(0.2)
+        host = self._engine.published_host
+        self.url = f"http://{host}:{port}"
+        if self.https:
+            https_port = self._engine.host_port(self._container, HTTPS_PORT)
+            self.https_url = f"https://{host}:{https_port}" if https_port else None
+        self._wait_for_health(self.url, deadline, image)
+
+    def _container_failed_unless_running(self, image: str) -> None:
+        if self._engine is not None and self._container is not None and not self._engine.running(self._container):
+            logs = self._engine.logs(self._container)
+            raise StartError(f"the container of {image} stopped; its output:\n{logs.strip()}")
+
+    # --- shared -------------------------------------------------------------------------------
+
+    def _wait_for_health(self, url: str, deadline: Optional[float] = None, image: Optional[str] = None) -> None:
+        deadline = deadline if deadline is not None else time.monotonic() + self._start_timeout
+        last = ""
+        while True:
+            try:
+                status, _, body = send("GET", f"{url}/__admin/health", timeout=5)
+                if status == 200:
+                    return
+                last = f"answered {status}: {body[:300].decode('utf-8', 'replace')}"
+            except OSError as error:
+                last = str(error)
+            if self._process is not None and self._process.poll() is not None:
+                raise StartError(f"the fake exited with status {self._process.returncode}; its output:\n{self._tail()}")
+            if image is not None:
+                self._container_failed_unless_running(image)
+            if time.monotonic() > deadline:
+                where = "" if self.mode != "url" else " (PASSPORTAL_FAKE_URL / --passportal-url)"
+                output = f"; its output:\n{self._tail()}" if self._output else ""
+                raise StartError(f"no healthy fake at {url}{where}: {last}{output}")
+            time.sleep(0.2)
+
+    def _fetch_ca(self) -> None:
+        status, _, body = send("GET", f"{self.url}/__admin/tls/ca.pem", timeout=10)
+        if status != 200:
+            raise StartError(f"the fake at {self.url} serves no CA (GET /__admin/tls/ca.pem answered {status}): start it with HTTPS on")
+        if self._temp is None:
+            self._temp = tempfile.TemporaryDirectory(prefix="passportal-fake-")
+        path = Path(self._temp.name) / "ca.pem"
+        path.write_bytes(body)
+        self.ca_path = str(path)
+
+    def _tail(self) -> str:
+        time.sleep(0.1)  # the reader thread's last lines
+        return "\n".join(self._output) or "(nothing)"
+
+
+def _is_the_package(package_json: Path) -> bool:
+    try:
+        return bool(json.loads(package_json.read_text("utf-8")).get("name") == PACKAGE_NAME)
+    except (OSError, ValueError):
+        return False

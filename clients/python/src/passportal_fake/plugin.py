@@ -1,0 +1,255 @@
+"""The pytest plugin (entry point ``pytest11``): fixtures, options, markers, the per-test check.
+
+Fixtures: ``passportal_fake`` (session scope: a ``PassportalFake``) and ``passportal_session``
+(function scope: a new session per test, labelled with the run, deleted after). After each test
+that used ``passportal_session``, the session's violations (and declared violations that never
+came) fail that test, as its own failure.
+
+Under pytest-xdist the controller starts one fake (unless given a URL) and hands its URL and the
+run label to every worker (``workerinput``), so all workers share one fake and one run report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Dict, Generator, List, Optional, Tuple
+
+import pytest
+
+from .admin import Session
+from .errors import AdminError, ContractViolationError
+from .launcher import PassportalFake
+
+SESSION_KEY = pytest.StashKey[Session]()
+FAILURE_KEY = pytest.StashKey[str]()
+PLUGIN_NAME = "passportal-fake-run"
+REPORT_FORMATS = ("json", "junit", "ctrf", "markdown")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("passportal", "Passportal Documents API fake")
+    group.addoption(
+        "--passportal-url",
+        default=None,
+        help="URL of a running fake to use (default: $PASSPORTAL_FAKE_URL; else one is started)",
+    )
+    group.addoption(
+        "--passportal-image",
+        default=None,
+        help="start this image of the fake with Docker or Podman (default: $PASSPORTAL_FAKE_IMAGE; else the npm command)",
+    )
+    group.addoption(
+        "--passportal-https",
+        action="store_true",
+        default=False,
+        help="start the fake with HTTPS on and expose its CA (passportal_fake.ca_path)",
+    )
+    group.addoption(
+        "--passportal-report",
+        action="append",
+        default=[],
+        metavar="FORMAT:PATH",
+        help="write the run's report at the end, FORMAT one of json, junit, ctrf, markdown (repeatable)",
+    )
+    group.addoption(
+        "--passportal-run",
+        default=None,
+        help="the run label every session of this run carries (default: $PASSPORTAL_FAKE_RUN, else a new one)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "passportal_expect_violation(method=None, path=None, location=None, times=1): the test provokes "
+        "this contract violation on purpose (declared in its passportal_session before the test)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "passportal_session(own_keys=False, fixtures=None, expires=None): how the test's passportal_session is created",
+    )
+    reports = [_parse_report_option(value) for value in config.getoption("passportal_report") or []]
+    config.pluginmanager.register(RunPlugin(config, reports), PLUGIN_NAME)
+
+
+def _parse_report_option(value: str) -> Tuple[str, str]:
+    kind, sep, path = value.partition(":")
+    if not sep or kind not in REPORT_FORMATS or not path:
+        raise pytest.UsageError(
+            f"--passportal-report={value}: give FORMAT:PATH with FORMAT one of {', '.join(REPORT_FORMATS)} "
+            "(e.g. --passportal-report=junit:reports/passportal.xml)"
+        )
+    return kind, path
+
+
+def _new_run_label() -> str:
+    return f"pytest-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+class RunPlugin:
+    """What one pytest run shares: its run label and its fake (started at most once)."""
+
+    def __init__(self, config: pytest.Config, reports: List[Tuple[str, str]]) -> None:
+        self.config = config
+        self.reports = reports
+        workerinput: Optional[Dict[str, Any]] = getattr(config, "workerinput", None)
+        self.is_worker = workerinput is not None
+        given = workerinput.get("passportal_run") if workerinput else None
+        self.run = given or config.getoption("passportal_run") or os.environ.get("PASSPORTAL_FAKE_RUN") or _new_run_label()
+        self.worker_url: Optional[str] = workerinput.get("passportal_url") if workerinput else None
+        self.worker_ca: Optional[str] = workerinput.get("passportal_ca") if workerinput else None
+        self._fake: Optional[PassportalFake] = None
+        self.written: List[str] = []
+        self.run_labels = True
+
+    def fake(self) -> PassportalFake:
+        """The run's fake, started on first use."""
+        if self._fake is None:
+            option = self.config.getoption
+            url = self.worker_url or option("passportal_url")
+            fake = PassportalFake(url=url, image=option("passportal_image"), https=bool(option("passportal_https")))
+            if self.worker_ca:
+                fake.ca_path = self.worker_ca
+            fake.start()
+            self._fake = fake
+        return self._fake
+
+    def create_session(self, fake: PassportalFake, options: Dict[str, Any]) -> Session:
+        """A session labelled with the run; on a fake from before run labels, one without."""
+        if self.run_labels:
+            try:
+                return fake.admin.create_session(run=self.run, **options)
+            except AdminError as error:
+                if error.status != 400 or "body/run" not in str(error):
+                    raise
+                self.run_labels = False
+                warnings.warn(
+                    "passportal: this fake knows no run labels (an older version): sessions are not "
+                    "labelled, and --passportal-report writes the root's report",
+                    stacklevel=2,
+                )
+        return fake.admin.create_session(**options)
+
+    # pytest-xdist's controller hook: one fake and one run label for every worker.
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        fake = self.fake()
+        node.workerinput["passportal_run"] = self.run
+        node.workerinput["passportal_url"] = fake.url
+        if fake.ca_path:
+            node.workerinput["passportal_ca"] = fake.ca_path
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, None]:
+        outcome = yield
+        session = item.stash.get(SESSION_KEY, None)
+        if session is None:
+            return
+        try:
+            session.admin.expect_no_violations()
+        except ContractViolationError as error:
+            item.stash[FAILURE_KEY] = str(error)
+        except AdminError as error:
+            item.stash[FAILURE_KEY] = f"checking the session's violations failed: {error}"
+        del outcome
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()
+        failure = item.stash.get(FAILURE_KEY, None)
+        if report.when != "call" or failure is None:
+            return
+        if report.passed:
+            report.outcome = "failed"
+            report.longrepr = failure
+        elif report.failed:
+            report.sections.append(("passportal violations", failure))
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.is_worker:
+            self._stop()
+            return
+        try:
+            if self.reports and self._fake is not None:
+                self._write_reports()
+        finally:
+            self._stop()
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker:
+            return
+        if self.written:
+            terminalreporter.write_line(f"passportal: run {self.run}, report written to {', '.join(self.written)}")
+        elif self.reports:
+            terminalreporter.write_line("passportal: no test used the fake, so no report was written")
+
+    def _write_reports(self) -> None:
+        assert self._fake is not None
+        for kind, path in self.reports:
+            answer = self._fake.admin.report(kind, run=self.run if self.run_labels else None)
+            text = json.dumps(answer, indent=2) + "\n" if isinstance(answer, dict) else str(answer)
+            target = Path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            self.written.append(f"{kind}:{path}")
+
+    def _stop(self) -> None:
+        fake, self._fake = self._fake, None
+        if fake is not None:
+            fake.stop()
+
+
+def _run_plugin(config: pytest.Config) -> RunPlugin:
+    plugin = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    assert isinstance(plugin, RunPlugin)
+    return plugin
+
+
+@pytest.fixture(scope="session")
+def passportal_fake(pytestconfig: pytest.Config) -> PassportalFake:
+    """The run's fake (started once, stopped at the end of the run): ``url``, ``admin``,
+    ``proxy_url()``, ``ca_path``."""
+    return _run_plugin(pytestconfig).fake()
+
+
+@pytest.fixture
+def passportal_run(pytestconfig: pytest.Config) -> str:
+    """The run label every session of this pytest run carries (shared by xdist workers)."""
+    return _run_plugin(pytestconfig).run
+
+
+@pytest.fixture
+def passportal_session(request: pytest.FixtureRequest, passportal_fake: PassportalFake) -> Generator[Session, None, None]:
+    """A new session for this test (deleted after it), labelled with the run. Options by the
+    ``passportal_session(own_keys=True, fixtures=...)`` marker or an indirect parameter (a dict).
+    Declared ``passportal_expect_violation`` markers are set on it first. After the test, its
+    violations fail the test."""
+    options: Dict[str, Any] = {}
+    marker = request.node.get_closest_marker("passportal_session")
+    if marker is not None:
+        options.update(marker.kwargs)
+    if isinstance(getattr(request, "param", None), dict):
+        options.update(request.param)
+    unknown = set(options) - {"own_keys", "fixtures", "expires"}
+    if unknown:
+        raise pytest.UsageError(f"passportal_session: unknown option(s) {sorted(unknown)}; use own_keys, fixtures, expires")
+    session = _run_plugin(request.config).create_session(passportal_fake, options)
+    try:
+        for expectation in request.node.iter_markers("passportal_expect_violation"):
+            if expectation.args:
+                raise pytest.UsageError("passportal_expect_violation takes keywords: method=, path=, location=, times=")
+            session.admin.expect_violation(**expectation.kwargs)
+        request.node.stash[SESSION_KEY] = session
+        yield session
+    finally:
+        try:
+            passportal_fake.admin.delete_session(session.id)
+        except AdminError as error:
+            if error.status != 404:
+                raise

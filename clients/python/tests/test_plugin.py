@@ -1,0 +1,195 @@
+"""The pytest plugin, run as a user runs it (pytester, in a subprocess, loaded by its entry point)."""
+
+import json
+import shlex
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+CLIENT = '''
+import json, urllib.request
+from passportal_fake import get_token
+
+KEY_ID = "375f86c493d3b504cbab9bf6a2f61d3f0b3ac334884bb150d193cfec08077bd0"
+SECRET = "fake-secret-1-0799cc6103334c167a65e28e"
+
+def list_documents(base_url, query):
+    token = get_token(base_url, KEY_ID, SECRET)["access_token"]
+    request = urllib.request.Request(base_url + "/api/v2/documents" + query, headers={"x-access-token": token})
+    try:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+'''
+
+
+@pytest.fixture
+def suite(pytester):
+    pytester.makepyfile(client=CLIENT)
+    return pytester
+
+
+def test_a_violation_fails_the_test_itself_naming_it(suite, inner_args):
+    suite.makepyfile(
+        test_docs='''
+from client import list_documents
+
+def test_bad_page(passportal_session):
+    assert list_documents(passportal_session.base_url, "?pageNum=zero") == 404
+
+def test_good_page(passportal_session):
+    assert list_documents(passportal_session.base_url, "?pageNum=1") == 200
+'''
+    )
+    result = suite.runpytest_subprocess(*inner_args, "--junitxml=junit.xml")
+    result.assert_outcomes(passed=1, failed=1, errors=0)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_bad_page _*",
+            "the client broke the contract in 1 request*",
+            "*GET /api/v2/documents -> 404",
+            "*query.pageNum: *",
+            "FAILED test_docs.py::test_bad_page*",
+        ]
+    )
+    assert "x-access-token" not in result.stdout.str()
+    cases = {case.get("name"): case for case in ElementTree.parse(suite.path / "junit.xml").iter("testcase")}
+    failure = cases["test_bad_page"].find("failure")
+    assert failure is not None and "query.pageNum" in (failure.text or "") + (failure.get("message") or "")
+    assert cases["test_bad_page"].find("error") is None
+    assert list(cases["test_good_page"]) == []
+
+
+def test_a_failing_test_gets_its_violations_as_a_section(suite, inner_args):
+    suite.makepyfile(
+        test_docs='''
+from client import list_documents
+
+def test_bad_page(passportal_session):
+    list_documents(passportal_session.base_url, "?pageNum=zero")
+    assert False, "the client's own assertion"
+'''
+    )
+    result = suite.runpytest_subprocess(*inner_args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the client's own assertion*", "*passportal violations*", "*query.pageNum*"])
+
+
+def test_each_test_gets_a_new_session_of_the_run_deleted_after(suite, inner_args, passportal_fake):
+    suite.makepyfile(
+        test_sessions='''
+import json, pytest
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_session(passportal_session, passportal_run, passportal_fake, n):
+    ids = [s["id"] for s in passportal_fake.admin.sessions()]
+    assert passportal_session.id in ids
+    with open(f"seen-{n}.json", "w") as f:
+        json.dump({"id": passportal_session.id, "run": passportal_run}, f)
+
+@pytest.mark.passportal_session(own_keys=True)
+def test_own_keys(passportal_session):
+    assert passportal_session.keys and passportal_session.keys[0]["secret"]
+'''
+    )
+    result = suite.runpytest_subprocess(*inner_args, "--passportal-run=team-a.run/7")
+    result.assert_outcomes(passed=3)
+    seen = [json.loads((suite.path / f"seen-{n}.json").read_text()) for n in (1, 2)]
+    assert seen[0]["id"] != seen[1]["id"]
+    assert seen[0]["run"] == seen[1]["run"] == "team-a.run/7"
+    live = [s["id"] for s in passportal_fake.admin.sessions()]
+    assert seen[0]["id"] not in live and seen[1]["id"] not in live
+
+
+def test_the_report_option_writes_the_runs_report(suite, inner_args):
+    suite.makepyfile(
+        test_docs='''
+from client import list_documents
+
+def test_good_page(passportal_session):
+    assert list_documents(passportal_session.base_url, "?pageNum=1") == 200
+'''
+    )
+    result = suite.runpytest_subprocess(
+        *inner_args, "--passportal-report=json:out/report.json", "--passportal-report=junit:out/report.xml"
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["passportal: run pytest-*, report written to json:out/report.json, junit:out/report.xml"])
+    report = json.loads((suite.path / "out/report.json").read_text())
+    assert set(report) >= {"coverage", "behaviours"}
+    assert ElementTree.parse(suite.path / "out/report.xml").getroot().tag in ("testsuites", "testsuite")
+
+
+def test_the_runs_report_covers_its_deleted_sessions(suite, inner_args):
+    suite.makepyfile(
+        test_docs='''
+from client import list_documents
+
+def test_good_page(passportal_session):
+    assert list_documents(passportal_session.base_url, "?pageNum=1") == 200
+
+def test_bad_page(passportal_session):
+    assert list_documents(passportal_session.base_url, "?pageNum=zero") == 404
+'''
+    )
+    result = suite.runpytest_subprocess(*inner_args, "--passportal-report=json:report.json")
+    result.assert_outcomes(passed=1, failed=1)
+    report = json.loads((suite.path / "report.json").read_text())
+    assert report["summary"]["violatingRequests"] == 1
+    assert report["coverage"]["operations"]["exercised"] >= 2
+
+
+def test_a_bad_report_option_is_a_usage_error(suite, inner_args):
+    suite.makepyfile(test_nothing="def test_nothing():\n    assert True\n")
+    result = suite.runpytest_subprocess(*inner_args, "--passportal-report=pdf:out.pdf")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--passportal-report=pdf:out.pdf: give FORMAT:PATH*json, junit, ctrf, markdown*"])
+
+
+def test_a_declared_violation_passes_and_an_unmet_one_fails(suite, inner_args):
+    suite.makepyfile(
+        test_declared='''
+import pytest
+from client import list_documents
+
+@pytest.mark.passportal_expect_violation(method="GET", path="/api/v2/documents", location="query.pageNum")
+def test_handles_the_404(passportal_session):
+    assert list_documents(passportal_session.base_url, "?pageNum=zero") == 404
+
+@pytest.mark.passportal_expect_violation(method="GET", path="/api/v2/documents", location="query.pageNum")
+def test_never_provokes_it(passportal_session):
+    assert list_documents(passportal_session.base_url, "?pageNum=1") == 200
+'''
+    )
+    result = suite.runpytest_subprocess(*inner_args)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*expected 1 declared violation that never came*", "*GET /api/v2/documents query.pageNum: met 0 of 1*"])
+
+
+def test_xdist_workers_share_one_fake_and_one_run(suite, passportal_fake, monkeypatch):
+    """The controller starts one fake (as this run started its own) and hands it to both workers."""
+    args = ["-p", "no:cacheprovider", "-n", "2"]
+    if passportal_fake.mode == "url":
+        args.append(f"--passportal-url={passportal_fake.url}")
+    elif passportal_fake.mode == "image":
+        monkeypatch.setenv("PASSPORTAL_FAKE_IMAGE", passportal_fake.image)
+    else:
+        monkeypatch.setenv("PASSPORTAL_FAKE_COMMAND", shlex.join(passportal_fake.command))
+    suite.makepyfile(
+        test_workers='''
+import json, os, pytest
+
+@pytest.mark.parametrize("n", range(4))
+def test_worker(passportal_session, passportal_run, passportal_fake, n):
+    with open(f"seen-{n}.json", "w") as f:
+        json.dump({"worker": os.environ.get("PYTEST_XDIST_WORKER"), "run": passportal_run, "url": passportal_fake.url,
+                   "started_here": passportal_fake.started_here}, f)
+'''
+    )
+    result = suite.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=4)
+    seen = [json.loads((suite.path / f"seen-{n}.json").read_text()) for n in range(4)]
+    assert len({s["worker"] for s in seen}) == 2
+    assert len({s["run"] for s in seen}) == 1 and len({s["url"] for s in seen}) == 1
+    assert not any(s["started_here"] for s in seen)

@@ -10,7 +10,7 @@ function New-PassportalFakeSession {
     .PARAMETER OwnKeys
     API keys of its own (random IDs and secrets): requests at the root URL that use them are served by this session.
     .PARAMETER Run
-    Label the session with a run; Get-PassportalFakeReport -Run gives one report for all sessions of the run.
+    Label the session with a run (1-128 characters of letters, digits and . _ : @ / -; empty: none); Get-PassportalFakeReport -Run gives one report for all sessions of the run.
     .PARAMETER Fixtures
     A fixture set (JSON file) for this session; default: the fake's.
     .PARAMETER NoExpiry
@@ -24,13 +24,14 @@ function New-PassportalFakeSession {
     [CmdletBinding(SupportsShouldProcess)]
     param(
         [switch] $OwnKeys,
-        [ValidatePattern('^[A-Za-z0-9._:@/-]{1,128}$')] [string] $Run,
+        [string] $Run,
         [string] $Fixtures,
         [switch] $NoExpiry,
         [Parameter(ValueFromPipeline)] [Alias('Url')] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
+        if ($Run -and $Run -notmatch '^[A-Za-z0-9._:@/-]{1,128}$') { throw "Run label '$Run' is not 1-128 characters of letters, digits and . _ : @ / -." }
         $body = [ordered]@{}
         if ($OwnKeys) { $body['keys'] = 'own' }
         if ($Run) { $body['run'] = $Run }

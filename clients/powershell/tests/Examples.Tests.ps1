@@ -33,3 +33,31 @@ Describe 'examples/powershell/failing/DeliberateViolation.Tests.ps1' {
         $output.Errors | Should -Match 'query\.pageNum: needs to be an integer'
     }
 }
+
+Describe 'the suite docs/powershell.md shows' {
+    It 'passes as written, with the example client and fixtures beside it' {
+        $doc = Get-Content -Raw (Join-Path $PSScriptRoot '../../../docs/powershell.md')
+        $block = [regex]::Match($doc, '(?s)## A suite.*?```powershell\r?\n(.*?)```').Groups[1].Value
+        $block | Should -Match 'Should -HaveNoPassportalViolation'
+        $folder = Join-Path $TestDrive 'docs-suite'
+        New-Item -ItemType Directory -Path $folder | Out-Null
+        Set-Content -LiteralPath (Join-Path $folder 'Documents.Tests.ps1') -Value $block
+        Copy-Item (Join-Path $PSScriptRoot '../../../examples/powershell/passportal-client.ps1') $folder
+        Copy-Item -Recurse (Join-Path $PSScriptRoot '../../../examples/fixtures/suite') (Join-Path $folder 'fixtures')
+        $modules = (Resolve-Path (Join-Path $PSScriptRoot '..')).Path
+        $output = Start-Job -ArgumentList (Get-Module Pester).Path, $folder, $modules -ScriptBlock {
+            param($Pester, $Folder, $Modules)
+            $env:PSModulePath = $Modules + [IO.Path]::PathSeparator + $env:PSModulePath
+            Import-Module $Pester
+            $result = Invoke-Pester -Path $Folder -PassThru -Output None
+            [pscustomobject]@{
+                Passed = $result.PassedCount
+                Failed = $result.FailedCount
+                Errors = @($result.Failed | ForEach-Object { $_.ErrorRecord | ForEach-Object { $_.Exception.Message } }) -join "`n"
+            }
+        } | Receive-Job -Wait -AutoRemoveJob
+        $output.Errors | Should -BeNullOrEmpty
+        $output.Failed | Should -Be 0
+        $output.Passed | Should -Be 4
+    }
+}

@@ -13,6 +13,8 @@ if (Get-Command Add-ShouldOperator -ErrorAction SilentlyContinue) {
     try { Register-PassportalFakeShouldOperator } catch { Write-Verbose "Should -HaveNoPassportalViolation: $($_.Exception.Message)" }
 }
 
+# Fakes still running when the module is removed (Remove-Module, Import-Module -Force) are stopped.
 $ExecutionContext.SessionState.Module.OnRemove = {
+    Stop-StartedFake
     Remove-Item -Path function:global:Should-HaveNoPassportalViolation -ErrorAction SilentlyContinue
 }

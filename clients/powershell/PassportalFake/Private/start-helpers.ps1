@@ -82,3 +82,12 @@ function Get-FakeDefaultKey {
     }
     $null
 }
+
+$script:StartedFakes = New-Object System.Collections.ArrayList
+
+function Stop-StartedFake {
+    # Every fake this module started and did not stop yet.
+    foreach ($fake in $script:StartedFakes.ToArray()) {
+        Stop-PassportalFake -Fake $fake -Confirm:$false -ErrorAction SilentlyContinue
+    }
+}

@@ -161,6 +161,7 @@ function Start-PassportalFake {
             }
         }.GetNewClosure()
     }
+    [void]$script:StartedFakes.Add($fake)
     $failure = Wait-FakeHealth -BaseUrl $baseUrl -TimeoutSeconds $TimeoutSeconds -IsDead $isDead
     if ($failure) {
         Stop-PassportalFake -Fake $fake -ErrorAction SilentlyContinue
@@ -210,5 +211,6 @@ function Stop-PassportalFake {
             Remove-Item -LiteralPath $Fake.LogDirectory -Recurse -Force -ErrorAction SilentlyContinue
         }
         if ($script:CurrentFake -eq $Fake) { $script:CurrentFake = $null }
+        [void]$script:StartedFakes.Remove($Fake)
     }
 }

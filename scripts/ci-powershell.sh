@@ -54,6 +54,7 @@ mkdir -p "$results"
 
 # One run: the module's tests, then the example suite, on one Pester, against one kind of fake.
 run_suites() {
+  set -e
   local version=$1 label=$2
   local pester=$packages/pester/$version/tools/Pester.psd1 image_arg=''
   if [[ $label == image ]]; then
@@ -61,6 +62,8 @@ run_suites() {
     image_arg="-Image '$IMAGE'"
   else
     unset PASSPORTAL_FAKE_IMAGE
+    # The npm command keeps its CA in TLS_DIR: one folder per run, so two runs never write one CA at once.
+    export TLS_DIR=$results/tls-$version
   fi
   echo "ci-powershell: Pester $version, $label: the module's tests"
   "$pwsh" -NoProfile -NonInteractive -File clients/powershell/tests/run-pester.ps1 \
@@ -70,18 +73,30 @@ run_suites() {
     "Import-Module '$pester'; & ./examples/powershell/run-suite.ps1 -OutputDirectory '$results/examples-$version-$label' $image_arg; exit \$LASTEXITCODE"
 }
 
-for version in "${PESTER_VERSIONS[@]}"; do
-  run_suites "$version" node
-done
+# The two Pester versions run side by side (each with its own fakes on free ports): most of a
+# run is waiting for processes to start. Each writes its own log, shown when both are done.
+run_both() {
+  local label=$1 pids=() failed=0
+  for version in "${PESTER_VERSIONS[@]}"; do
+    run_suites "$version" "$label" >"$results/$label-$version.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    if ! wait "${pids[$i]}"; then failed=1; fi
+    echo "ci-powershell: ---- Pester ${PESTER_VERSIONS[$i]}, $label ----"
+    cat "$results/$label-${PESTER_VERSIONS[$i]}.log"
+  done
+  return $failed
+}
+
+run_both node
 
 if [[ -n ${DOCKER_HOST:-} ]]; then
   if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
     echo "ci-powershell: building the image $IMAGE"
     docker build -q -t "$IMAGE" . >/dev/null
   fi
-  for version in "${PESTER_VERSIONS[@]}"; do
-    run_suites "$version" image
-  done
+  run_both image
 else
   echo "ci-powershell: DOCKER_HOST is not set: the image runs are left out (the npm command ran)"
 fi

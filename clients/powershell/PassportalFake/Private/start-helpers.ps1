@@ -29,10 +29,10 @@ function Find-FakeCommand {
     if (Test-Path -LiteralPath $repoStart) {
         return @{ FilePath = (Get-Command node -CommandType Application -ErrorAction Stop | Select-Object -First 1).Source; Arguments = @((Resolve-Path -LiteralPath $repoStart).Path) }
     }
-    foreach ($dir in @((Join-Path (Get-Location) 'node_modules/.bin'))) {
-        $candidate = Get-ChildItem -LiteralPath $dir -Filter 'passportal-docs-fake*' -ErrorAction SilentlyContinue | Select-Object -First 1
-        if ($candidate) { return @{ FilePath = $candidate.FullName; Arguments = @() } }
-    }
+    $name = 'passportal-docs-fake'
+    if ($PSVersionTable.PSEdition -eq 'Desktop' -or $IsWindows) { $name = 'passportal-docs-fake.cmd' }
+    $local = Join-Path (Join-Path (Get-Location) 'node_modules/.bin') $name
+    if (Test-Path -LiteralPath $local -PathType Leaf) { return @{ FilePath = $local; Arguments = @() } }
     $onPath = Get-Command passportal-docs-fake -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
     if ($onPath) { return @{ FilePath = $onPath.Source; Arguments = @() } }
     throw "The fake's npm command was not found: install it with 'npm install --save-dev passportal-docs-fake' (run Start-PassportalFake from that folder) or 'npm install -g passportal-docs-fake', or pass -Image to use the container image."

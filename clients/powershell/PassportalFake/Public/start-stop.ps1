@@ -204,6 +204,10 @@ function Stop-PassportalFake {
         if ($Fake.Mode -eq 'image' -and $Fake.ContainerId) {
             & $Fake.Engine rm -f $Fake.ContainerId 2>&1 | Out-Null
         } elseif ($Fake.Process -and -not $Fake.Process.HasExited) {
+            if ($PSVersionTable.PSEdition -eq 'Desktop' -or $IsWindows) {
+                # The npm command is a .cmd there: its node child goes with the whole tree.
+                & taskkill.exe /PID $Fake.Process.Id /T /F 2>&1 | Out-Null
+            }
             Stop-Process -Id $Fake.Process.Id -Force -ErrorAction SilentlyContinue
             $Fake.Process.WaitForExit(10000) | Out-Null
         }

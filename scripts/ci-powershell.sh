@@ -49,7 +49,7 @@ if [[ ! -f dist/start.js ]]; then
   exit 1
 fi
 
-results=test-results/powershell
+results=$PWD/test-results/powershell
 mkdir -p "$results"
 
 # One run: the module's tests, then the example suite, on one Pester, against one kind of fake.

@@ -199,7 +199,16 @@ Describe 'a session, its faults, clock, journal and settings' {
         $session | Import-PassportalFakeFixture -Path $file | Out-Null
         $err = { $session | Import-PassportalFakeFixture -FixtureSet @{ documents = 5 } } | Should -Throw -PassThru
         $err.Exception.Message | Should -BeLike 'PUT *answered 400*documents*'
-        { $session | Import-PassportalFakeFixture -Path (Join-Path $TestDrive 'missing.json') } | Should -Throw '*Fixture file not found*'
+        { $session | Import-PassportalFakeFixture -Path (Join-Path $TestDrive 'missing.json') } | Should -Throw '*Fixture set not found*'
+        $suite = Join-Path $PSScriptRoot '../../../examples/fixtures/suite'
+        $session | Import-PassportalFakeFixture -Path $suite | Out-Null
+        @(($session | Get-PassportalFakeState).apiKeys).keyId | Should -Contain 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90'
+        $own = New-PassportalFakeSession -Fake $fake -Fixtures $suite
+        try {
+            $own.KeyId | Should -Be 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90'
+        } finally {
+            $own | Remove-PassportalFakeSession
+        }
     }
 
     It 'gives each session of -OwnKeys its own key, which reaches it at the root URL' {

@@ -8,3 +8,23 @@ function Add-FakeReference {
         $item
     }
 }
+
+function Read-FixtureSetJson {
+    # A fixture set as JSON text: a JSON file as it is, or a folder of per-kind files
+    # (organizations.json, clients.json, templates.json, documents.json, apiKeys.json) joined.
+    param([string] $Path)
+    if (Test-Path -LiteralPath $Path -PathType Leaf) {
+        return [System.IO.File]::ReadAllText((Resolve-Path -LiteralPath $Path).Path)
+    }
+    if (-not (Test-Path -LiteralPath $Path -PathType Container)) {
+        throw "Fixture set not found: $Path (a JSON file, or a folder of per-kind files)."
+    }
+    $parts = @()
+    foreach ($kind in @('organizations', 'clients', 'templates', 'documents', 'apiKeys')) {
+        $file = Join-Path $Path "$kind.json"
+        if (Test-Path -LiteralPath $file -PathType Leaf) {
+            $parts += ('"' + $kind + '":' + [System.IO.File]::ReadAllText((Resolve-Path -LiteralPath $file).Path))
+        }
+    }
+    '{' + ($parts -join ',') + '}'
+}

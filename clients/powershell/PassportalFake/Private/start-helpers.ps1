@@ -75,7 +75,7 @@ function Get-FakeDefaultKey {
     # The first API key of the fake's fixtures, with its secret, from GET /__admin/state.
     param($Target)
     $state = Invoke-FakeAdmin -Target $Target -Method GET -Path '/state'
-    foreach ($name in @('keys', 'apiKeys')) {
+    foreach ($name in @('apiKeys')) {
         if ($state.PSObject.Properties.Name -contains $name -and @($state.$name).Count -gt 0) {
             return @($state.$name)[0]
         }

@@ -12,7 +12,7 @@ function New-PassportalFakeSession {
     .PARAMETER Run
     Label the session with a run (1-128 characters of letters, digits and . _ : @ / -; empty: none); Get-PassportalFakeReport -Run gives one report for all sessions of the run.
     .PARAMETER Fixtures
-    A fixture set (JSON file) for this session; default: the fake's.
+    A fixture set for this session: a JSON file or a folder of per-kind files; default: the fake's.
     .PARAMETER NoExpiry
     Never remove the session for being idle.
     .PARAMETER Fake
@@ -36,10 +36,7 @@ function New-PassportalFakeSession {
         if ($OwnKeys) { $body['keys'] = 'own' }
         if ($Run) { $body['run'] = $Run }
         if ($NoExpiry) { $body['expires'] = $false }
-        if ($Fixtures) {
-            if (-not (Test-Path -LiteralPath $Fixtures -PathType Leaf)) { throw "Fixture file not found: $Fixtures (a JSON file of a fixture set)." }
-            $body['fixtures'] = ConvertFrom-Json -InputObject ([System.IO.File]::ReadAllText((Resolve-Path -LiteralPath $Fixtures).Path))
-        }
+        if ($Fixtures) { $body['fixtures'] = ConvertFrom-Json -InputObject (Read-FixtureSetJson $Fixtures) }
         if (-not $PSCmdlet.ShouldProcess($target.RootUrl, 'Create session')) { return }
         $created = Invoke-FakeAdmin -Target $target -Method POST -Path '/sessions' -Body $body -Root
         $rootUri = [uri]$target.RootUrl

@@ -36,7 +36,7 @@ function Import-PassportalFakeFixture {
     .SYNOPSIS
     Replaces a fake's or session's fixtures (PUT /__admin/fixtures).
     .PARAMETER Path
-    A fixture set as a JSON file (docs/fixtures.md).
+    A fixture set: a JSON file, or a folder of per-kind files (docs/fixtures.md).
     .PARAMETER FixtureSet
     A fixture set as an object or hashtable (written as JSON with depth 100).
     .PARAMETER Fake
@@ -53,8 +53,7 @@ function Import-PassportalFakeFixture {
     process {
         $target = Resolve-FakeTarget $Fake
         if ($PSCmdlet.ParameterSetName -eq 'Path') {
-            if (-not (Test-Path -LiteralPath $Path -PathType Leaf)) { throw "Fixture file not found: $Path (a JSON file of a fixture set)." }
-            $body = [System.IO.File]::ReadAllText((Resolve-Path -LiteralPath $Path).Path)
+            $body = Read-FixtureSetJson $Path
         } else {
             $body = ConvertTo-FakeJson $FixtureSet
         }

@@ -31,6 +31,11 @@ const tls = {
   tlsDir: path('folder keeping the generated CA and certificates (default: ~/.passportal-docs-fake/tls)'),
   tlsCaCert: path('CA certificate (PEM file) to sign with instead of a generated CA; needs --tls-ca-key'),
   tlsCaKey: path('private key (PEM file) of --tls-ca-cert'),
+  proxyAuth: oneOf(
+    ['optional', 'challenge'],
+    'optional',
+    "proxy credentials: optional (none: the root), or challenge (none: 407 Proxy-Authenticate: Basic, which .NET clients need before they send them; user 'root': the root)",
+  ),
 };
 
 const state = {

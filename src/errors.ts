@@ -178,6 +178,14 @@ export const ERROR_KINDS = {
     violation: true,
     location: 'method',
   },
+  proxyCredentialsRequired: {
+    status: 407,
+    code: 0,
+    message: 'Proxy credentials required',
+    meaning:
+      "with --proxy-auth challenge, a proxy request without credentials (the challenge .NET clients need before they send them; the proxy user 'root' names the root)",
+    violation: false,
+  },
   proxySessionNotFound: {
     status: 407,
     code: 0,

@@ -246,6 +246,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     hosts,
     sessions,
     certificates,
+    challenge: options.proxyAuth === 'challenge',
     errorSuccess: () => root.fake.settings.errorSuccess,
   });
   const listenOn = (s: Server, port: number, host: string): Promise<number> =>

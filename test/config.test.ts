@@ -58,6 +58,7 @@ const NAMES_IN_USE = [
   'TLS_DIR',
   'TLS_CA_CERT',
   'TLS_CA_KEY',
+  'PROXY_AUTH',
 ];
 
 function defaultFits(spec: (typeof OPTION_SPECS)[number]): boolean {

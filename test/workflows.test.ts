@@ -111,5 +111,23 @@ describe('workflows', () => {
     const npmVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
       .version;
     expect(pyproject.match(/^version = "([^"]+)"$/m)?.[1]).toBe(npmVersion);
+  it('the release publishes the PowerShell module to the PowerShell Gallery, its version the tag', () => {
+    const workflow = parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as {
+      jobs: Record<string, { needs?: string; steps: Array<{ run?: string; env?: Record<string, string> }> }>;
+    };
+    const job = workflow.jobs.powershell;
+    expect(job?.needs).toBe('check');
+    const runs = job?.steps.map((s) => s.run ?? '').join('\n') ?? '';
+    expect(runs).toContain('Test-ModuleManifest ./clients/powershell/PassportalFake/PassportalFake.psd1');
+    expect(runs).toContain('$env:GITHUB_REF_NAME');
+    expect(runs).toMatch(
+      /Publish-PSResource -Path \.\/clients\/powershell\/PassportalFake -Repository PSGallery/,
+    );
+    const manifest = readFileSync(
+      join(ROOT, 'clients/powershell/PassportalFake/PassportalFake.psd1'),
+      'utf8',
+    );
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(/ModuleVersion\s*=\s*'([^']+)'/.exec(manifest)?.[1]).toBe(pkg.version);
   });
 });

@@ -155,6 +155,7 @@ export const ERRORS_NOT_MET: Partial<Record<ErrorKindName, string>> = {
   tlsNotEnabled: 'admin API only',
   tooManySessions: 'admin API only',
   proxyHostRefused: 'answered by the proxy before any instance',
+  proxyCredentialsRequired: 'answered by the proxy before any instance',
   proxySessionNotFound: 'answered by the proxy before any instance',
   requestTimeout: 'answered by Node before the app (no journal entry)',
   headersTooLarge: 'answered by Node before the app (no journal entry)',

@@ -27,7 +27,14 @@ const require = createRequire(import.meta.url);
  * Proxy credentials route to a session: the proxy user is a session id
  * (`HTTPS_PROXY=http://<sessionId>@127.0.0.1:4010`), and every request through that connection
  * is served as if its path had the session's prefix. An unknown id answers 407
- * `proxySessionNotFound`.
+ * `proxySessionNotFound`; the user `root` names the root.
+ *
+ * A request without credentials is served by the root, unless `challenge` (`--proxy-auth
+ * challenge`): then it answers 407 with `Proxy-Authenticate: Basic`. .NET's HttpClient (so
+ * PowerShell's Invoke-RestMethod, with HTTPS_PROXY's user info or -ProxyCredential) sends proxy
+ * credentials only in answer to that challenge, while curl, Python's requests and Node's agents
+ * send them at once and a client with none cannot answer it: the proxy cannot tell the two
+ * apart from the first request, so the challenge is a start-up choice, off by default.
  */
 
 export interface ProxyRoute {
@@ -51,6 +58,8 @@ export interface ForwardProxyOptions {
   sessions: SessionRegistry;
   /** The server's TLS certificates; undefined when HTTPS is off (CONNECT is then refused with 405 elsewhere). */
   certificates: ServerCertificates | undefined;
+  /** Answer a request without proxy credentials with 407 (`--proxy-auth challenge`) instead of serving the root. */
+  challenge?: boolean;
   errorSuccess: () => ErrorSuccess;
 }
 
@@ -82,6 +91,16 @@ const unknownSession = (id: string) =>
     [{ location: 'header.proxy-authorization', message: 'names no live session' }],
   );
 
+const credentialsRequired = () =>
+  new ApiError(
+    'proxyCredentialsRequired',
+    "Proxy credentials required: the proxy user is a session id, or 'root' for the root (this fake runs with --proxy-auth challenge)",
+    [{ location: 'header.proxy-authorization', message: 'is missing' }],
+  );
+
+/** The proxy user that names the root instance. */
+const ROOT_USER = 'root';
+
 const PROXY_AUTHENTICATE = 'Basic realm="passportal-docs-fake session id"';
 
 /** `host:port` of a CONNECT request, IPv6 in brackets. */
@@ -112,7 +131,9 @@ export function createForwardProxy(
   /** The route of proxy credentials: a session (checked to exist) or the root. */
   function routeFor(header: string | undefined): ProxyRoute | ApiError {
     const id = proxyUser(header);
-    if (id === undefined) return { via: 'proxy', sessionId: undefined };
+    if (id === undefined)
+      return options.challenge ? credentialsRequired() : { via: 'proxy', sessionId: undefined };
+    if (id === ROOT_USER) return { via: 'proxy', sessionId: undefined };
     if (sessions.use(id) === undefined) return unknownSession(id);
     return { via: 'proxy-session', sessionId: id };
   }

@@ -1,0 +1,63 @@
+@{
+    RootModule           = 'PassportalFake.psm1'
+    ModuleVersion        = '0.1.0'
+    GUID                 = 'a3c51f0e-7a52-4c5e-9d0b-2f6e4b8d1c37'
+    Author               = 'passportal-docs-fake contributors'
+    CompanyName          = 'passportal-docs-fake'
+    Copyright            = '(c) passportal-docs-fake contributors. MIT License.'
+    Description          = 'Pester-ready helpers for the Passportal Documents API fake: start it (npm command or container image), sessions, faults, clock, journal, expected violations, reports, the vendor token call, and Should -HaveNoPassportalViolation.'
+    PowerShellVersion    = '5.1'
+    CompatiblePSEditions = @('Desktop', 'Core')
+    FunctionsToExport    = @(
+        'Start-PassportalFake'
+        'Stop-PassportalFake'
+        'New-PassportalHash'
+        'Get-PassportalFakeToken'
+        'Register-PassportalFakeShouldOperator'
+        'Get-PassportalFakeHealth'
+        'Reset-PassportalFake'
+        'Import-PassportalFakeFixture'
+        'Get-PassportalFakeState'
+        'Get-PassportalFakeRequest'
+        'Clear-PassportalFakeRequest'
+        'Get-PassportalFakeViolation'
+        'Assert-PassportalFakeNoViolation'
+        'Get-PassportalFakeNotice'
+        'Get-PassportalFakeReport'
+        'Clear-PassportalFakeReport'
+        'Add-PassportalFakeFault'
+        'Get-PassportalFakeFault'
+        'Clear-PassportalFakeFault'
+        'Remove-PassportalFakeFault'
+        'Get-PassportalFakeClock'
+        'Set-PassportalFakeClock'
+        'Revoke-PassportalFakeToken'
+        'Get-PassportalFakeSetting'
+        'Set-PassportalFakeSetting'
+        'New-PassportalFakeSession'
+        'Get-PassportalFakeSession'
+        'Remove-PassportalFakeSession'
+        'Add-PassportalFakeExpectedViolation'
+        'Get-PassportalFakeExpectedViolation'
+        'Clear-PassportalFakeExpectedViolation'
+        'Remove-PassportalFakeExpectedViolation'
+        'Add-PassportalFakeRateLimit'
+        'Get-PassportalFakeRateLimit'
+        'Clear-PassportalFakeRateLimit'
+        'Remove-PassportalFakeRateLimit'
+        'Get-PassportalFakeScenario'
+        'Invoke-PassportalFakeScenario'
+        'Clear-PassportalFakeScenario'
+    )
+    CmdletsToExport      = @()
+    VariablesToExport    = @()
+    AliasesToExport      = @()
+    FileList             = @()
+    PrivateData          = @{
+        PSData = @{
+            Tags         = @('Passportal', 'Pester', 'Testing', 'Mock', 'Fake', 'ContractTesting', 'API', 'PSEdition_Core', 'PSEdition_Desktop', 'Windows', 'Linux', 'MacOS')
+            LicenseUri   = 'https://opensource.org/licenses/MIT'
+            ReleaseNotes = 'First release: start and stop the fake, every admin operation, the vendor token call, Should -HaveNoPassportalViolation.'
+        }
+    }
+}

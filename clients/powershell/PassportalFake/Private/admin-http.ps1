@@ -1,0 +1,140 @@
+# The module's one HTTP path to the admin API: an HttpClient that never uses a proxy (the admin
+# API is on the machine running the tests), JSON written with depth 100, answers never thrown as
+# web exceptions: a 2xx is returned parsed, anything else becomes an error naming the call and
+# the fake's own message.
+
+$script:AdminHttp = $null
+$script:CurrentFake = $null
+
+function Get-AdminHttpClient {
+    if ($null -eq $script:AdminHttp) {
+        Add-Type -AssemblyName System.Net.Http
+        $handler = New-Object System.Net.Http.HttpClientHandler
+        $handler.UseProxy = $false
+        $script:AdminHttp = New-Object System.Net.Http.HttpClient($handler)
+        $script:AdminHttp.Timeout = [TimeSpan]::FromSeconds(120)
+    }
+    $script:AdminHttp
+}
+
+function ConvertTo-FakeJson {
+    param($Value)
+    if ($Value -is [string]) { return $Value }
+    ConvertTo-Json -InputObject $Value -Depth 100 -Compress
+}
+
+function Resolve-FakeTarget {
+    # A fake (Start-PassportalFake), a session (New-PassportalFakeSession), or a URL (the root's
+    # or a session's base URL, with or without /__admin); none: the fake started last.
+    param($Fake)
+    if ($null -eq $Fake) { $Fake = $script:CurrentFake }
+    if ($null -eq $Fake) {
+        throw 'No fake given: pass -Fake (from Start-PassportalFake), -Session (from New-PassportalFakeSession) or -Url, or start one with Start-PassportalFake first.'
+    }
+    if ($Fake -is [string] -or $Fake -is [uri]) {
+        $base = ([string]$Fake).TrimEnd('/')
+        if ($base.EndsWith('/__admin')) { $base = $base.Substring(0, $base.Length - 8) }
+        $root = $base
+        $index = $base.IndexOf('/sessions/')
+        if ($index -ge 0) { $root = $base.Substring(0, $index) }
+        return [pscustomobject]@{ BaseUrl = $base; AdminUrl = "$base/__admin"; RootUrl = $root; AdminToken = $null }
+    }
+    $names = $Fake.PSObject.Properties.Name
+    if ($names -notcontains 'BaseUrl') {
+        throw "Not a fake, a session or a URL: an object with a BaseUrl property is expected (got $($Fake.GetType().FullName))."
+    }
+    $base = ([string]$Fake.BaseUrl).TrimEnd('/')
+    $admin = "$base/__admin"
+    if ($names -contains 'AdminUrl' -and $Fake.AdminUrl) { $admin = ([string]$Fake.AdminUrl).TrimEnd('/') }
+    $root = $base
+    if ($names -contains 'RootUrl' -and $Fake.RootUrl) { $root = ([string]$Fake.RootUrl).TrimEnd('/') }
+    $token = $null
+    if ($names -contains 'AdminToken') { $token = $Fake.AdminToken }
+    [pscustomobject]@{ BaseUrl = $base; AdminUrl = $admin; RootUrl = $root; AdminToken = $token }
+}
+
+function Invoke-FakeAdmin {
+    # One admin call: METHOD on {AdminUrl}{Path} (or the root's admin API with -Root). Returns the
+    # parsed JSON (or the text with -Raw); a non-2xx answer throws "<METHOD> <path> answered
+    # <status>: <the fake's message>". -AllowNotFound returns $null on 404.
+    param(
+        [Parameter(Mandatory)] $Target,
+        [Parameter(Mandatory)] [string] $Method,
+        [Parameter(Mandatory)] [string] $Path,
+        $Body,
+        [switch] $Raw,
+        [switch] $Root,
+        [switch] $AllowNotFound
+    )
+    $client = Get-AdminHttpClient
+    $admin = $Target.AdminUrl
+    if ($Root) { $admin = "$($Target.RootUrl)/__admin" }
+    $url = "$admin$Path"
+    $request = New-Object System.Net.Http.HttpRequestMessage([System.Net.Http.HttpMethod]::new($Method), $url)
+    if ($Target.AdminToken) {
+        $request.Headers.Authorization = New-Object System.Net.Http.Headers.AuthenticationHeaderValue('Bearer', $Target.AdminToken)
+    }
+    if ($PSBoundParameters.ContainsKey('Body')) {
+        $request.Content = New-Object System.Net.Http.StringContent((ConvertTo-FakeJson $Body), [System.Text.Encoding]::UTF8, 'application/json')
+    }
+    try {
+        $response = $client.SendAsync($request).GetAwaiter().GetResult()
+    } catch {
+        $inner = $_.Exception
+        while ($null -ne $inner.InnerException) { $inner = $inner.InnerException }
+        throw "$Method $url failed: $($inner.Message) (is the fake running? Start-PassportalFake starts one)"
+    }
+    try {
+        $text = $response.Content.ReadAsStringAsync().GetAwaiter().GetResult()
+        $status = [int]$response.StatusCode
+    } finally {
+        $response.Dispose()
+        $request.Dispose()
+    }
+    if ($status -eq 404 -and $AllowNotFound) { return $null }
+    if ($status -lt 200 -or $status -ge 300) {
+        $message = $text
+        try {
+            $parsed = ConvertFrom-Json -InputObject $text
+            if ($parsed.PSObject.Properties.Name -contains 'message') { $message = $parsed.message }
+            if ($parsed.PSObject.Properties.Name -contains 'errors') {
+                $details = @($parsed.errors) | Select-Object -First 10 | ForEach-Object { "$($_.location): $($_.message)" }
+                if ($details) { $message = "$message ($($details -join '; '))" }
+            }
+        } catch { $message = $text }
+        if ($message.Length -gt 2000) { $message = $message.Substring(0, 2000) + '...' }
+        $exception = New-Object System.InvalidOperationException("$Method $url answered $status`: $message")
+        $record = New-Object System.Management.Automation.ErrorRecord($exception, "PassportalFake.Http$status", [System.Management.Automation.ErrorCategory]::InvalidOperation, $url)
+        throw $record
+    }
+    if ($Raw) { return $text }
+    if ([string]::IsNullOrWhiteSpace($text)) { return $null }
+    ConvertFrom-Json -InputObject $text
+}
+
+function Get-QueryString {
+    param([System.Collections.IDictionary] $Query)
+    $parts = @()
+    foreach ($key in $Query.Keys) {
+        $value = $Query[$key]
+        if ($null -eq $value -or $value -eq '') { continue }
+        if ($value -is [bool]) { $value = ([string]$value).ToLowerInvariant() }
+        $parts += ([uri]::EscapeDataString($key) + '=' + [uri]::EscapeDataString([string]$value))
+    }
+    if ($parts.Count -eq 0) { return '' }
+    '?' + ($parts -join '&')
+}
+
+function ConvertTo-Hashtable {
+    # A hashtable of the bound parameters that have a value, renamed: @{ ParamName = 'jsonKey' }.
+    param([System.Collections.IDictionary] $Bound, [System.Collections.IDictionary] $Names)
+    $out = [ordered]@{}
+    foreach ($name in $Names.Keys) {
+        if ($Bound.ContainsKey($name)) {
+            $value = $Bound[$name]
+            if ($value -is [System.Management.Automation.SwitchParameter]) { $value = $value.IsPresent }
+            $out[$Names[$name]] = $value
+        }
+    }
+    $out
+}

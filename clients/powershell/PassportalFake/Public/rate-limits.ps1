@@ -1,0 +1,95 @@
+function Add-PassportalFakeRateLimit {
+    <#
+    .SYNOPSIS
+    Limits how many requests pass in a window, per key, token, session or instance (POST /__admin/rate-limits); returns its id.
+    .PARAMETER Per
+    What the limit counts for: key, token, session or instance.
+    .PARAMETER Limit
+    Requests allowed per window.
+    .PARAMETER WindowSeconds
+    The window's length in seconds.
+    .PARAMETER Method
+    Only requests with this HTTP method.
+    .PARAMETER Path
+    Only requests to this path (ending in * : this prefix).
+    .PARAMETER Fake
+    A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
+    .EXAMPLE
+    $session | Add-PassportalFakeRateLimit -Per key -Limit 10 -WindowSeconds 60
+    #>
+    [CmdletBinding(SupportsShouldProcess)]
+    [OutputType([string])]
+    param(
+        [Parameter(Mandatory)] [ValidateSet('key', 'token', 'session', 'instance')] [string] $Per,
+        [Parameter(Mandatory)] [ValidateRange(0, [int]::MaxValue)] [int] $Limit,
+        [Parameter(Mandatory)] [ValidateRange(1, [int]::MaxValue)] [int] $WindowSeconds,
+        [string] $Method,
+        [string] $Path,
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+    )
+    process {
+        $target = Resolve-FakeTarget $Fake
+        $body = ConvertTo-Hashtable $PSBoundParameters ([ordered]@{ Per = 'per'; Limit = 'limit'; WindowSeconds = 'windowSeconds'; Method = 'method'; Path = 'path' })
+        if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Add rate limit')) {
+            [string](Invoke-FakeAdmin -Target $target -Method POST -Path '/rate-limits' -Body $body).id
+        }
+    }
+}
+
+function Get-PassportalFakeRateLimit {
+    <#
+    .SYNOPSIS
+    The rate limits of a fake or session (GET /__admin/rate-limits).
+    .PARAMETER Fake
+    A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
+    .EXAMPLE
+    $session | Get-PassportalFakeRateLimit
+    #>
+    [CmdletBinding()]
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    process {
+        $target = Resolve-FakeTarget $Fake
+        Add-FakeReference (Invoke-FakeAdmin -Target $target -Method GET -Path '/rate-limits').rateLimits $target
+    }
+}
+
+function Clear-PassportalFakeRateLimit {
+    <#
+    .SYNOPSIS
+    Removes every rate limit of a fake or session (DELETE /__admin/rate-limits).
+    .PARAMETER Fake
+    A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
+    .EXAMPLE
+    $session | Clear-PassportalFakeRateLimit
+    #>
+    [CmdletBinding(SupportsShouldProcess)]
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    process {
+        $target = Resolve-FakeTarget $Fake
+        if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Clear rate limits')) { Invoke-FakeAdmin -Target $target -Method DELETE -Path '/rate-limits' | Out-Null }
+    }
+}
+
+function Remove-PassportalFakeRateLimit {
+    <#
+    .SYNOPSIS
+    Removes one rate limit (DELETE /__admin/rate-limits/{id}).
+    .PARAMETER Id
+    The rate limit's id (piped from Get-PassportalFakeRateLimit, or Add-PassportalFakeRateLimit's answer).
+    .PARAMETER Fake
+    A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last, or the one a piped limit came from.
+    .EXAMPLE
+    $session | Get-PassportalFakeRateLimit | Remove-PassportalFakeRateLimit
+    #>
+    [CmdletBinding(SupportsShouldProcess)]
+    param(
+        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [string] $Id,
+        [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
+    )
+    process {
+        $target = Resolve-FakeTarget $Fake
+        if ($PSCmdlet.ShouldProcess("$($target.BaseUrl) rate limit $Id", 'Remove')) {
+            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/rate-limits/' + [uri]::EscapeDataString($Id)) | Out-Null
+        }
+    }
+}

@@ -1,0 +1,121 @@
+function New-PassportalFakeSession {
+    <#
+    .SYNOPSIS
+    A session: an isolated fake inside the running one, with its own documents, tokens, journal, faults and clock (POST /__admin/sessions).
+    .DESCRIPTION
+    Returns Id, BaseUrl (the API for your client), AdminUrl, KeyId and Secret (the first API key
+    of its fixtures, or of its own keys with -OwnKeys), ProxyUrl (the fake's proxy with this
+    session as the proxy user: HTTPS_PROXY, or Invoke-RestMethod -Proxy with -ProxyCredential)
+    and Run. Pipe it to every other command of this module. One per Describe keeps suites apart.
+    .PARAMETER OwnKeys
+    API keys of its own (random IDs and secrets): requests at the root URL that use them are served by this session.
+    .PARAMETER Run
+    Label the session with a run (1-128 characters of letters, digits and . _ : @ / -; empty: none); Get-PassportalFakeReport -Run gives one report for all sessions of the run.
+    .PARAMETER Fixtures
+    A fixture set for this session: a JSON file or a folder of per-kind files; default: the fake's.
+    .PARAMETER NoExpiry
+    Never remove the session for being idle.
+    .PARAMETER Fake
+    The fake (Start-PassportalFake) or its URL; default: the fake started last.
+    .EXAMPLE
+    BeforeAll { $session = New-PassportalFakeSession -Run $env:RUN_LABEL }
+    AfterAll { $session | Remove-PassportalFakeSession }
+    #>
+    [CmdletBinding(SupportsShouldProcess)]
+    param(
+        [switch] $OwnKeys,
+        [string] $Run,
+        [string] $Fixtures,
+        [switch] $NoExpiry,
+        [Parameter(ValueFromPipeline)] [Alias('Url')] $Fake
+    )
+    process {
+        $target = Resolve-FakeTarget $Fake
+        if ($Run -and $Run -notmatch '^[A-Za-z0-9._:@/-]{1,128}$') { throw "Run label '$Run' is not 1-128 characters of letters, digits and . _ : @ / -." }
+        $body = [ordered]@{}
+        if ($OwnKeys) { $body['keys'] = 'own' }
+        if ($Run) { $body['run'] = $Run }
+        if ($NoExpiry) { $body['expires'] = $false }
+        if ($Fixtures) { $body['fixtures'] = ConvertFrom-Json -InputObject (Read-FixtureSetJson $Fixtures) }
+        if (-not $PSCmdlet.ShouldProcess($target.RootUrl, 'Create session')) { return }
+        $created = Invoke-FakeAdmin -Target $target -Method POST -Path '/sessions' -Body $body -Root
+        $rootUri = [uri]$target.RootUrl
+        $session = [pscustomobject]@{
+            PSTypeName = 'PassportalFake.Session'
+            Id = [string]$created.id
+            BaseUrl = ([string]$created.baseUrl).TrimEnd('/')
+            AdminUrl = ([string]$created.baseUrl).TrimEnd('/') + '/__admin'
+            RootUrl = $target.RootUrl
+            ProxyUrl = "http://$([uri]::EscapeDataString([string]$created.id)):x@$($rootUri.Authority)"
+            KeyId = $null
+            Secret = $null
+            Keys = @()
+            Run = $Run
+            AdminToken = $target.AdminToken
+        }
+        if ($created.PSObject.Properties.Name -contains 'keys' -and @($created.keys).Count -gt 0) {
+            $session.Keys = @($created.keys)
+        } else {
+            $key = Get-FakeDefaultKey $session
+            if ($key) { $session.Keys = @($key) }
+        }
+        if (@($session.Keys).Count -gt 0) {
+            $session.KeyId = @($session.Keys)[0].keyId
+            $session.Secret = @($session.Keys)[0].secret
+        }
+        $session
+    }
+}
+
+function Get-PassportalFakeSession {
+    <#
+    .SYNOPSIS
+    The live sessions of a fake, with their runs, never their secrets (GET /__admin/sessions).
+    .PARAMETER Fake
+    The fake (Start-PassportalFake) or its URL; default: the fake started last.
+    .EXAMPLE
+    Get-PassportalFakeSession | Where-Object run -eq 'nightly'
+    #>
+    [CmdletBinding()]
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Url')] $Fake)
+    process {
+        $target = Resolve-FakeTarget $Fake
+        foreach ($info in @((Invoke-FakeAdmin -Target $target -Method GET -Path '/sessions' -Root).sessions)) {
+            Add-Member -InputObject $info -NotePropertyName RootUrl -NotePropertyValue $target.RootUrl -Force
+            Add-Member -InputObject $info -NotePropertyName AdminToken -NotePropertyValue $target.AdminToken -Force
+            $info
+        }
+    }
+}
+
+function Remove-PassportalFakeSession {
+    <#
+    .SYNOPSIS
+    Deletes a session (DELETE /__admin/sessions/{id}); its share of its run's report stays.
+    .PARAMETER Session
+    The session (New-PassportalFakeSession or Get-PassportalFakeSession); pipe it.
+    .PARAMETER Id
+    The session's id, with -Fake.
+    .PARAMETER Fake
+    The fake the session belongs to (with -Id); default: the fake started last.
+    .EXAMPLE
+    AfterAll { $session | Remove-PassportalFakeSession }
+    #>
+    [CmdletBinding(SupportsShouldProcess, DefaultParameterSetName = 'Session')]
+    param(
+        [Parameter(Mandatory, Position = 0, ValueFromPipeline, ParameterSetName = 'Session')] [psobject] $Session,
+        [Parameter(Mandatory, ParameterSetName = 'Id')] [string] $Id,
+        [Parameter(ParameterSetName = 'Id')] [Alias('Url')] $Fake
+    )
+    process {
+        if ($PSCmdlet.ParameterSetName -eq 'Session') {
+            $target = Resolve-FakeTarget $Session
+            $Id = [string]$Session.id
+        } else {
+            $target = Resolve-FakeTarget $Fake
+        }
+        if ($PSCmdlet.ShouldProcess("$($target.RootUrl) session $Id", 'Remove')) {
+            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/sessions/' + [uri]::EscapeDataString($Id)) -Root | Out-Null
+        }
+    }
+}

@@ -1,0 +1,37 @@
+# The same client pinned to the vendor's host, https://us-clover.passportalmsp.com, reaching its
+# own session through the fake's proxy (HTTPS_PROXY with the session id as the proxy user) and
+# trusting the fake's CA. .NET on Linux reads SSL_CERT_FILE once per process, so the client runs
+# in a process of its own (Start-Job) started after the variable is set.
+BeforeAll {
+    Import-Module (Join-Path $PSScriptRoot '../../clients/powershell/PassportalFake/PassportalFake.psd1')
+}
+
+Describe 'the client pinned to us-clover.passportalmsp.com' {
+    BeforeAll {
+        $session = New-PassportalFakeSession -Url $env:PASSPORTAL_FAKE_URL -Run $env:PASSPORTAL_RUN
+    }
+    AfterEach { $session | Should -HaveNoPassportalViolation }
+    AfterAll { $session | Remove-PassportalFakeSession }
+
+    It 'reads its clients and a document through the proxy, in its own session' {
+        $env:SSL_CERT_FILE = $env:PASSPORTAL_FAKE_CA
+        $env:HTTPS_PROXY = $session.ProxyUrl
+        try {
+            $job = Start-Job -ArgumentList (Join-Path $PSScriptRoot 'passportal-client.ps1'), $session.KeyId, $session.Secret -ScriptBlock {
+                param($Client, $KeyId, $Secret)
+                $ErrorActionPreference = 'Stop'
+                . $Client
+                Connect-Passportal -BaseUrl https://us-clover.passportalmsp.com -KeyId $KeyId -Secret $Secret
+                [pscustomobject]@{ Clients = @(Get-PassportalClient).Count; Label = (Get-PassportalDocument -Id 300006).details.name.value.text }
+            }
+            $answer = $job | Receive-Job -Wait -AutoRemoveJob
+        } finally {
+            Remove-Item env:HTTPS_PROXY, env:SSL_CERT_FILE -ErrorAction SilentlyContinue
+        }
+        $answer.Clients | Should -Be 2
+        $answer.Label | Should -Not -BeNullOrEmpty
+        $journal = @($session | Get-PassportalFakeRequest)
+        $journal.host | Should -Contain 'us-clover.passportalmsp.com'
+        $journal.path | Should -Contain '/api/v2/documents/300006'
+    }
+}

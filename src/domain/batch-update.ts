@@ -259,7 +259,10 @@ function batchError(problems: Problem[], itemCount: number): ApiError {
     new Set(problems.map((p) => p.index)).size < itemCount ? 'batchRefusedWhole' : undefined;
   if (problems.every((p) => p.notFound)) return new ApiError('notFound', 'not found.', errors, refusedWhole);
   const first = problems[0];
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
+  const more =
+    problems.length > 1
+      ? ` (and ${problems.length - 1} more problem${problems.length === 2 ? '' : 's'})`
+      : '';
   return new ApiError(
     'invalidBatch',
     `item ${first?.index ?? 0}: ${first?.message ?? 'invalid'}${more}`,

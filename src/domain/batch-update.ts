@@ -171,6 +171,15 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
     let existing: Document | undefined;
     const rawId = item.id;
     const id = idOf(rawId);
+    if (rawId === undefined && batchMode !== 'create') {
+      notices.push(
+        notice(
+          'batchItemWithoutId',
+          base,
+          'no id: created as a new document; the documentation marks id required: send "id": "" to create',
+        ),
+      );
+    }
     if (!isBlankId(rawId) && batchMode === 'create') {
       problem('id', 'POST adds documents: leave id out (or blank); update a document with PUT or PATCH');
     } else if (!isBlankId(rawId)) {

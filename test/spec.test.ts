@@ -416,7 +416,10 @@ describe('schemas say what the contract says', () => {
     ['BatchBody', { templateUid: '7', title: 'x', label: 'y' }],
     ['BatchBody', { templateUid: '7', title: 'x', id: '101101' }],
     // Details as a read returns them: null, plain strings, arrays, reference objects.
-    ['DetailsInput', { city: null, country: 'Scotland', tags: [], vendor: { attribute: [{ type: 'vendors', id: 7 }] } }],
+    [
+      'DetailsInput',
+      { city: null, country: 'Scotland', tags: [], vendor: { attribute: [{ type: 'vendors', id: 7 }] } },
+    ],
     ['CreateBody', [{ templateUid: 'TPL-5001', clientId: 41001, title: 'Perth Office' }]],
     ['TokenRequest', { scope: 'docs-api', content: '' }],
     ['Error', { success: 'false', message: 'm', code: 1006, status: 401, apiRequestUid: 'u' }],

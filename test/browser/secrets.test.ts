@@ -78,7 +78,7 @@ describe('in a browser: key secrets and pages on other sites', SLOW, () => {
     await page.goto(`${foreign.url}/`);
     const answer = await page.evaluate(async (url) => {
       const res = await fetch(url);
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: (await res.json()) as { message: string } };
     }, `${open.url}/__admin/state`);
     expect(answer.status).toBe(403);
     expect(answer.body.message).toContain(`pages from ${foreign.url} may not call the admin API`);

@@ -56,7 +56,9 @@ describe("the packed package's docs", () => {
           continue;
         }
         if (anchor && resolved.endsWith('.md')) {
-          const headings = [...prose(readFileSync(`${ROOT}/${resolved}`, 'utf8')).matchAll(/^#{1,6} (.+)$/gm)];
+          const headings = [
+            ...prose(readFileSync(`${ROOT}/${resolved}`, 'utf8')).matchAll(/^#{1,6} (.+)$/gm),
+          ];
           if (!headings.map((m) => anchorOf(m[1] ?? '')).includes(anchor)) {
             broken.push(`${page}: ${target} (no such heading)`);
           }

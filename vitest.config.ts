@@ -8,7 +8,8 @@ export default defineConfig({
     environment: 'node',
     setupFiles: ['test/support/setup-conformance.ts'],
     // The pages' build (dist/ui), made when missing or stale.
-    globalSetup: ['test/support/build-ui.ts'],
+    // The pages' Chromium, unpacked from its package when the machine has none (test/browser).
+    globalSetup: ['test/support/build-ui.ts', 'test/support/unpack-chromium.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

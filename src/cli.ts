@@ -6,6 +6,7 @@ import { createMockServer, type MockServer } from './index.js';
 import { DEFAULT_CONFIG_FILE, optionsFromConfigFile } from './options/config-file.js';
 import { misspeltEnvNames, optionsFromEnv } from './options/env.js';
 import { addOptionFlags, optionsFromFlags } from './options/flags.js';
+import { COMMANDS_HELP, HELP_HINT, unknownOptionMessage } from './options/usage.js';
 import { PACKAGE_VERSION } from './package-root.js';
 
 /** The command line: the only place (with the Docker entry point) that reads the environment and listens. */
@@ -13,15 +14,17 @@ import { PACKAGE_VERSION } from './package-root.js';
 function buildCommand(): Command {
   const command = new Command('passportal-docs-fake')
     .description('A faithful fake of the Passportal Documents API v2 for contract testing.')
+    .usage('[options]  |  <command> [options]')
     .version(PACKAGE_VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError(HELP_HINT)
     // Stray arguments get their own message (strayArguments), most often npm's doing.
     .allowExcessArguments(true)
     .addHelpText(
       'after',
       '\nEvery option can also be set by its environment variable, or in a config file\n' +
         `(--config, CONFIG_FILE, or ./${DEFAULT_CONFIG_FILE}); a flag wins over the variable, the variable over the file.\n` +
-        'Docs: README.md. Admin API: /__admin (see /openapi.yaml, tag admin).',
+        'Docs: README.md. Admin API: /__admin (see /openapi.yaml, tag admin).\n' +
+        COMMANDS_HELP,
     );
   command.addOption(
     new Option(
@@ -86,7 +89,10 @@ function flagsKeptByNpm(env: NodeJS.ProcessEnv): string[] {
 function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Options> {
   const command = buildCommand();
   command.exitOverride();
-  command.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  command.configureOutput({
+    writeErr: (s) => process.stderr.write(s),
+    outputError: (message, write) => write(unknownOptionMessage(message)),
+  });
   command.parse(argv, { from: 'user' });
   if (command.args.length > 0) throw strayArguments(command.args, env);
   const flags = command.opts<Record<string, unknown>>();
@@ -151,8 +157,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       process.stderr.write(`error: ${error.message}\n`);
       return 2;
     }
+    // commander's: --help and --version exit 0, a usage error (an unknown option...) 2.
     const code = (error as { exitCode?: number }).exitCode;
-    if (typeof code === 'number') return code;
+    if (typeof code === 'number') return code === 0 ? 0 : 2;
     throw error;
   }
   let mock: MockServer;

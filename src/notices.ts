@@ -55,6 +55,18 @@ export const NOTICE_KINDS = {
     when: 'detail entries sent in the shape reads return (`null`, a plain string, an array, an object without `name`/`description`), stored as sent (with `readShapedDetails: accept`)',
     instead: 'send every entry as {"name": ..., "description": ..., "value": ...}',
   },
+  valueCaseVariant: {
+    when: 'an `orderBy` or `orderDir` value in a case the parameter table does not list (`LABEL`, `Desc`): read in lower case (validators of the spec refuse it)',
+    instead: 'send the value in lower case (label, id, asc, desc)',
+  },
+  formEncodedBody: {
+    when: "a body sent form-encoded (`application/x-www-form-urlencoded`, curl's `-d` without a content type) where the documentation shows JSON, such as the token call's: read all the same",
+    instead: 'send the body as JSON with content-type: application/json',
+  },
+  batchItemWithoutId: {
+    when: 'a batch update item (`PATCH`/`PUT /api/v2/documents`) without `id`, which the documentation marks required: created as a new document',
+    instead: 'send "id": "" (blank) on an item that creates a document',
+  },
   nonApiPath: {
     when: "a path outside the Documents API (every API path starts with `/api/v2/`; a browser's `/` and `/favicon.ico` are not journaled): answered 404",
     instead: 'call a path of the API',

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -135,6 +135,41 @@ mock.close = async () => {
 };
 `;
 
+/** The README's shell lines that make the in-process suite's fixture folder. */
+function readmeFixtureCommands(): { installed: string; clone: string } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block =
+    readme.split('<!-- in-process-fixtures:start -->')[1]?.split('<!-- in-process-fixtures:end -->')[0] ?? '';
+  const lines = block
+    .replace(/```sh\n/, '')
+    .replace(/```\s*$/, '')
+    .trim()
+    .split('\n');
+  const clone = lines.find((l) => l.startsWith('# in a clone of this repository: '))?.split(': ')[1] ?? '';
+  return { installed: lines[0] ?? '', clone };
+}
+
+/**
+ * Runs the README's fixture commands: the one for an installed package in the scratch project
+ * (its `node_modules/passportal-docs-fake/examples` is this checkout's, as the package ships it),
+ * and the one for a clone in a copy of the checkout's examples.
+ */
+async function setUpReadmeFixtures(): Promise<void> {
+  const { installed, clone } = readmeFixtureCommands();
+  expect(installed).toContain('node_modules/passportal-docs-fake/examples/fixtures/suite');
+  expect(clone).toContain('examples/fixtures/suite');
+  mkdirSync(join(SCRATCH, 'node_modules/passportal-docs-fake'), { recursive: true });
+  symlinkSync(join(ROOT, 'examples'), join(SCRATCH, 'node_modules/passportal-docs-fake/examples'));
+  await run('bash', ['-euo', 'pipefail', '-c', installed], { cwd: SCRATCH });
+  const checkout = join(SCRATCH, 'checkout');
+  mkdirSync(join(checkout, 'test/fixtures'), { recursive: true });
+  symlinkSync(join(ROOT, 'examples'), join(checkout, 'examples'));
+  await run('bash', ['-euo', 'pipefail', '-c', clone], { cwd: checkout });
+  expect(readdirSync(join(checkout, 'test/fixtures/passportal')).sort()).toEqual(
+    readdirSync(join(SCRATCH, 'test/fixtures/passportal')).sort(),
+  );
+}
+
 let mock: MockServer;
 let url: string;
 
@@ -144,7 +179,9 @@ beforeAll(async () => {
   mkdirSync(join(SCRATCH, 'src'), { recursive: true });
   mkdirSync(join(SCRATCH, 'test/fixtures'), { recursive: true });
   writeFileSync(join(SCRATCH, 'src/documents-client.ts'), CLIENT);
+  // docs/testing.md's suite imports its own JSON set; the README's sets its folder up as it says.
   cpSync(join(ROOT, 'test/fixtures/http/small-set.json'), join(SCRATCH, 'test/fixtures/documents.json'));
+  await setUpReadmeFixtures();
   const inProcess = readmeSuite('README.md', 'in-process-suite');
   const session = readmeSuite('docs/testing.md', 'session-suite');
   writeFileSync(join(SCRATCH, 'test/in-process.test.ts'), inProcess);
@@ -177,6 +214,8 @@ describe("the README's example suites", () => {
     const block = readFileSync(join(SCRATCH, 'test/in-process.test.ts'), 'utf8');
     expect(block).toContain('beforeEach(() => mock.reset())');
     expect(block).toContain('afterEach(() => mock.expectNoViolations())');
+    expect(block).toContain("fixtures: './test/fixtures/passportal'");
+    expect(readdirSync(join(SCRATCH, 'test/fixtures/passportal'))).toContain('documents.json');
     expect(await runSuite('test/in-process.test.ts')).toMatch(/Tests\s+3 passed \(3\)/);
   }, 120_000);
 

@@ -113,6 +113,10 @@ describe('README', () => {
     expect(stdout).toContain('"templateUid":"tpl-5001"');
     expect(stdout).toContain('{"success":"true"}');
     expect(stdout).toContain('"violations":[]');
+    // Each answer on a line of its own: seven answers, each one JSON document.
+    const answers = stdout.trim().split('\n');
+    expect(answers).toHaveLength(7);
+    for (const answer of answers) expect(() => JSON.parse(answer), answer).not.toThrow();
     const state = mock.root.fake.snapshot();
     const perth = state.documents.find((d) => d.label === 'Perth Office');
     expect(perth?.details.city).toMatchObject({ value: { text: 'Perth' } });

@@ -111,6 +111,8 @@ describe('workflows', () => {
     const npmVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
       .version;
     expect(pyproject.match(/^version = "([^"]+)"$/m)?.[1]).toBe(npmVersion);
+  });
+
   it('the release publishes the PowerShell module to the PowerShell Gallery, its version the tag', () => {
     const workflow = parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as {
       jobs: Record<string, { needs?: string; steps: Array<{ run?: string; env?: Record<string, string> }> }>;

@@ -125,7 +125,7 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   for (const line of failed) process.stderr.write(`gate failed: ${line}\n`);
   const { exercised, total, percent } = report.coverage.behaviours;
   process.stderr.write(
-    `${report.instance}: ${report.violations.length} violating requests, ${report.notices.length} with notices, ` +
+    `${report.instance}: ${report.violations.length} violating request${report.violations.length === 1 ? '' : 's'}, ${report.notices.length} with notices, ` +
       `behaviours exercised ${exercised}/${total} (${percent}%)${failed.length === 0 ? '; gates passed' : ''}\n`,
   );
   return failed.length === 0 ? 0 : 1;

@@ -70,7 +70,7 @@ class QueryReader {
       const value = lastValue(key, source[key], sink);
       if (value === undefined) continue;
       if (key === def.name) {
-        values[key] = def.caseInsensitive && typeof value === 'string' ? value.toLowerCase() : value;
+        values[key] = def.caseInsensitive && typeof value === 'string' ? lowerCased(key, value, sink) : value;
       } else {
         aliased ??= [];
         aliased.push([key, def, value]);
@@ -89,7 +89,8 @@ class QueryReader {
         );
         continue;
       }
-      values[def.name] = def.caseInsensitive && typeof value === 'string' ? value.toLowerCase() : value;
+      values[def.name] =
+        def.caseInsensitive && typeof value === 'string' ? lowerCased(alias, value, sink) : value;
       addNotice(
         sink,
         notice(
@@ -115,6 +116,25 @@ class QueryReader {
       ),
     );
   }
+}
+
+/**
+ * A case-insensitive value (`orderBy`, `orderDir`) in lower case, as the parameter table lists it;
+ * another case is read all the same, and noted: validators of the spec refuse it.
+ */
+function lowerCased(name: string, value: string, sink: NoticeSink): string {
+  const lower = value.toLowerCase();
+  if (lower !== value) {
+    addNotice(
+      sink,
+      notice(
+        'valueCaseVariant',
+        `query.${name}`,
+        `read as "${lower}": the parameter table lists the value in lower case; send ${name}=${lower}`,
+      ),
+    );
+  }
+  return lower;
 }
 
 /** A query value as read: the last of repeated values (noted), undefined when empty. */
@@ -331,6 +351,16 @@ export function createValidatorFactory(
       const requestBody = operation.requestBody;
       if (requestBody) {
         out.body = checkBody(requestBody.required, bodies, request);
+        if (request.mediaType === FORM && bodies.has(JSON_TYPE) && out.body !== undefined) {
+          addNotice(
+            sink,
+            notice(
+              'formEncodedBody',
+              'header.content-type',
+              `the body was sent as ${FORM}, read all the same; the documentation shows JSON bodies: send content-type: ${JSON_TYPE}`,
+            ),
+          );
+        }
       }
       return out;
     };

@@ -171,6 +171,15 @@ export function planBatch(env: BatchEnv, body: unknown, batchMode: BatchMode): B
     let existing: Document | undefined;
     const rawId = item.id;
     const id = idOf(rawId);
+    if (rawId === undefined && batchMode !== 'create') {
+      notices.push(
+        notice(
+          'batchItemWithoutId',
+          base,
+          'no id: created as a new document; the documentation marks id required: send "id": "" to create',
+        ),
+      );
+    }
     if (!isBlankId(rawId) && batchMode === 'create') {
       problem('id', 'POST adds documents: leave id out (or blank); update a document with PUT or PATCH');
     } else if (!isBlankId(rawId)) {
@@ -259,7 +268,10 @@ function batchError(problems: Problem[], itemCount: number): ApiError {
     new Set(problems.map((p) => p.index)).size < itemCount ? 'batchRefusedWhole' : undefined;
   if (problems.every((p) => p.notFound)) return new ApiError('notFound', 'not found.', errors, refusedWhole);
   const first = problems[0];
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
+  const more =
+    problems.length > 1
+      ? ` (and ${problems.length - 1} more problem${problems.length === 2 ? '' : 's'})`
+      : '';
   return new ApiError(
     'invalidBatch',
     `item ${first?.index ?? 0}: ${first?.message ?? 'invalid'}${more}`,

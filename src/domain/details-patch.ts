@@ -14,6 +14,7 @@
  * shared with the store.
  */
 import type { Violation } from '../errors.js';
+import { nearestName } from '../nearest-name.js';
 import { type Notice, notice } from '../notices.js';
 import type { TemplateInfo } from './catalog.js';
 import type { DetailEntry, Details } from './types.js';
@@ -203,9 +204,12 @@ export function buildDetails(input: DetailsInput): DetailsOutcome {
     const known = fieldSet.has(key);
     if (!known && input.unknownDetailKeys === 'reject') {
       unknownKeys.push(key);
+      const meant = nearestName(key, [...fieldSet, ...Object.keys(current ?? {})]);
       problems.push({
         location: `${location}/${pointerSegment(key)}`,
-        message: `unknown detail key "${key}": not a field of the template and not stored on the document`,
+        message:
+          `unknown detail key "${key}": not a field of the template and not stored on the document` +
+          (meant === undefined ? '' : `; did you mean "${meant}"?`),
       });
       continue;
     }
@@ -231,4 +235,10 @@ export function readShapedNotice(keys: readonly string[], location: string): Not
 /** `"a", "b"`: keys quoted for a message. */
 export function quoteKeys(keys: readonly string[]): string {
   return keys.map((k) => JSON.stringify(k)).join(', ');
+}
+
+/** The "did you mean" hints of unknown-key problems, for the error's message: `; did you mean "a"?`. */
+export function didYouMean(problems: readonly Violation[]): string {
+  const meant = problems.flatMap((p) => p.message.match(/; did you mean ("[^"]*")\?$/)?.[1] ?? []);
+  return meant.length === 0 ? '' : `; did you mean ${meant.join(', ')}?`;
 }

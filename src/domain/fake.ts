@@ -14,7 +14,7 @@ import type { Notice } from '../notices.js';
 import { type BatchMode, planBatch } from './batch-update.js';
 import { Catalog } from './catalog.js';
 import { Clock } from './clock.js';
-import { buildDetails, isPlainObject, quoteKeys, readShapedNotice } from './details-patch.js';
+import { buildDetails, didYouMean, isPlainObject, quoteKeys, readShapedNotice } from './details-patch.js';
 import {
   type DocumentSummary,
   type ListQuery,
@@ -290,7 +290,7 @@ export class Fake {
       throw new ApiError(
         'unknownDetailKeys',
         `unknown detail keys ${quoteKeys(outcome.unknownKeys)}: neither fields of template tpl-${doc.templateId} ` +
-          `nor stored on document ${doc.id}`,
+          `nor stored on document ${doc.id}${didYouMean(outcome.problems)}`,
         outcome.problems,
       );
     }

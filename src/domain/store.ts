@@ -16,13 +16,30 @@ export function labelKey(doc: Document): string {
   return doc.label.toLowerCase();
 }
 
-/** The label order: lower-cased label by UTF-16 code unit (plain `<`, no locale), then id. */
+/**
+ * Strings by Unicode code point, as the spec and docs/decisions.md say (no locale). JavaScript's
+ * `<` compares UTF-16 code units, which puts a character past U+FFFF (a surrogate pair, from
+ * 0xD800) before U+E000–U+FFFF (`𐀀` U+10000 before `豈` U+F900); only there do the two differ.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) return codePointRank(x) - codePointRank(y);
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** A code unit from 0xD800 up, ranked so that surrogates (code points past U+FFFF) come last. */
+const codePointRank = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit + 0x2000);
+
+/** The label order: lower-cased label by code point (no locale), then id. */
 export function compareByLabel(a: Document, b: Document): number {
-  const ka = labelKey(a);
-  const kb = labelKey(b);
-  if (ka < kb) return -1;
-  if (ka > kb) return 1;
-  return a.id - b.id;
+  return compareCodePoints(labelKey(a), labelKey(b)) || a.id - b.id;
 }
 
 const compareById = (a: Document, b: Document): number => a.id - b.id;
@@ -74,7 +91,7 @@ export function buildBase(documents: readonly Document[]): StoreBase {
 /** A label-ordered copy, each label lower-cased once. */
 function sortByLabel(docs: readonly Document[]): Document[] {
   const decorated = docs.map((doc) => ({ key: labelKey(doc), doc }));
-  decorated.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.doc.id - b.doc.id));
+  decorated.sort((a, b) => compareCodePoints(a.key, b.key) || a.doc.id - b.doc.id);
   return decorated.map((d) => d.doc);
 }
 

@@ -153,7 +153,9 @@ function renderMarkdown(report: Report): string {
       `operations: ${coverage.operations.exercised}/${coverage.operations.total}.`,
     '',
     `${plural(requests.total, 'request')} since ${report.since}` +
-      (requests.noLongerHeld > 0 ? `; the journal no longer holds ${requests.noLongerHeld} of them` : '') +
+      (requests.noLongerHeld > 0
+        ? `; all are counted, though the journal (cleared by resets, bounded in size) no longer shows ${requests.noLongerHeld} of them`
+        : '') +
       (report.findingsDropped > 0 ? `; ${report.findingsDropped} older findings are no longer listed` : '') +
       '.',
     '',

@@ -42,7 +42,18 @@ export function hostNameOf(host: string | undefined): string {
  */
 export function createAdminGuard(options: AdminGuardOptions): RequestHandler {
   const check = createAdminGuardCheck(options);
-  return (req, _res, next) => next(check(req));
+  return (req, res, next) => {
+    const refusal = check(req);
+    const origin = req.headers.origin;
+    if (refusal !== undefined && origin !== undefined && refusal.errors?.[0]?.location === 'header.origin') {
+      // The refusal alone may be read by the refused page: its message says which option allows
+      // the origin, where the browser would otherwise show only a CORS error. It opens nothing:
+      // no credentials, no preflight, and every other answer to that origin stays unreadable.
+      res.setHeader('access-control-allow-origin', origin);
+      res.vary('Origin');
+    }
+    next(refusal);
+  };
 }
 
 /**

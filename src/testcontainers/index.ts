@@ -19,7 +19,7 @@ import { PACKAGE_ROOT, PACKAGE_VERSION } from '../package-root.js';
  * container that knows its base URL and carries a typed admin client.
  *
  * ```ts
- * const fake = await new PassportalFakeContainer().withFixtures('test/fixtures/suite').start();
+ * const fake = await new PassportalFakeContainer().withFixtures('examples/fixtures/suite').start();
  * const session = await fake.admin.createSession();   // the client under test gets session.baseUrl
  * await fake.stop();
  * ```

@@ -5,19 +5,33 @@ import { expect } from 'vitest';
 import { createMockServer, type MockServer, type MockServerOptions } from '../../src/index.js';
 
 /**
- * Headless Chromium for the page tests, through playwright-core and the system's Chromium
- * (Debian's `chromium` package; .ci/run installs it): no browser download. A missing Chromium
- * fails the tests, it never skips them.
+ * Headless Chromium for the page tests, driven by playwright-core: the one `CHROMIUM_PATH` names,
+ * else the system's (`/usr/bin/chromium`, Debian's package), else the headless Chromium that ships
+ * inside the `@sparticuz/chromium` devDependency (unpacked once into the temporary folder), so a
+ * machine with only Node runs these tests too, without a browser download. A Chromium that
+ * cannot be found or started fails the tests, it never skips them.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+
+/** Where the Chromium the tests drive is: `CHROMIUM_PATH`, the system's, or the packaged one. */
+export async function findChromium(
+  env: NodeJS.ProcessEnv = process.env,
+  system = SYSTEM_CHROMIUM,
+): Promise<string> {
+  if (env.CHROMIUM_PATH) return env.CHROMIUM_PATH;
+  if (existsSync(system)) return system;
+  const { default: packaged } = await import('@sparticuz/chromium');
+  return packaged.executablePath();
+}
 
 /** Screenshots taken by the tests, kept as artifacts (git-ignored). */
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
-export async function launchBrowser(executablePath = CHROMIUM): Promise<Browser> {
+export async function launchBrowser(path?: string): Promise<Browser> {
+  const executablePath = path ?? (await findChromium());
   if (!existsSync(executablePath)) {
     throw new Error(
-      `Chromium not found at ${executablePath}: install it (apt-get install chromium) or set CHROMIUM_PATH`,
+      `Chromium not found at ${executablePath}: set CHROMIUM_PATH, install one (apt-get install chromium), or run npm ci for the packaged one`,
     );
   }
   return chromium.launch({

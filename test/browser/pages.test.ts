@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultApiKey, type MockServer } from '../../src/index.js';
-import { launchBrowser, openPage, poll, SLOW, screenshot, startFake } from './browser.js';
+import { findChromium, launchBrowser, openPage, poll, SLOW, screenshot, startFake } from './browser.js';
 
 describe('in a browser: the landing page and the API docs', SLOW, () => {
   let browser: Browser;
@@ -19,6 +19,21 @@ describe('in a browser: the landing page and the API docs', SLOW, () => {
 
   it('fails, never skips, where Chromium is missing', async () => {
     await expect(launchBrowser('/nonexistent/chromium')).rejects.toThrow('Chromium not found');
+  });
+
+  it("finds a Chromium on a machine with only Node: CHROMIUM_PATH, else the system's, else the packaged one", async () => {
+    expect(await findChromium({ CHROMIUM_PATH: '/opt/chromium/chrome' })).toBe('/opt/chromium/chrome');
+    const packaged = await findChromium({}, '/nonexistent/chromium');
+    expect(packaged).not.toBe('/nonexistent/chromium');
+    // The packaged one really runs a page.
+    const own = await launchBrowser(packaged);
+    try {
+      const page = await own.newPage();
+      await page.goto(`${url}/`);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Passportal Documents API fake');
+    } finally {
+      await own.close();
+    }
   });
 
   it('shows the landing page with the version, the fixture set, the keys and working links', async () => {

@@ -50,7 +50,8 @@ describe('in a browser: key secrets and pages on other sites', SLOW, () => {
     await browser?.close();
     await open?.mock.close();
     await guarded?.mock.close();
-    await new Promise((done) => foreign?.server.close(done));
+    // Only a server that started is closed: a failed set-up must not leave this hook waiting.
+    if (foreign) await new Promise((done) => foreign.server.close(done));
   }, 60_000);
 
   it.each([
@@ -71,6 +72,39 @@ describe('in a browser: key secrets and pages on other sites', SLOW, () => {
       await page.close();
     },
   );
+
+  it("a page on another origin reads the admin API's 403, naming ADMIN_ORIGINS, and nothing more", async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${foreign.url}/`);
+    const answer = await page.evaluate(async (url) => {
+      const res = await fetch(url);
+      return { status: res.status, body: (await res.json()) as { message: string } };
+    }, `${open.url}/__admin/state`);
+    expect(answer.status).toBe(403);
+    expect(answer.body.message).toContain(`pages from ${foreign.url} may not call the admin API`);
+    expect(answer.body.message).toContain('--admin-origins or ADMIN_ORIGINS');
+    expect(JSON.stringify(answer.body)).not.toContain(key.secret);
+    // A call that needs a preflight stays blocked before it is sent: nothing was reset or read.
+    const reset = await page.evaluate(async (url) => {
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        return { status: res.status };
+      } catch (error) {
+        return { blocked: String(error) };
+      }
+    }, `${open.url}/__admin/reset`);
+    expect(reset).toEqual({ blocked: expect.stringMatching(/Failed to fetch/) });
+    expect(await readLanding(page, `${open.url}/`)).toEqual({
+      blocked: expect.stringMatching(/Failed to fetch/),
+    });
+    expect(await open.mock.requests()).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 
   it('shows the secrets to its own user, who opens the page at the fake’s address', async () => {
     const { page, errors } = await openPage(browser);

@@ -264,7 +264,7 @@ describe('batchUpdate: validation and atomicity', () => {
       ),
     );
     expect(err.message).toBe(
-      'item 2: unknown detail key "nope": not a field of the template and not stored on the document (and 1 more problems)',
+      'item 2: unknown detail key "nope": not a field of the template and not stored on the document (and 1 more problem)',
     );
     expect(err.errors?.map((e) => e.location)).toEqual(['body/2/details/nope', 'body/3/id']);
     expect(row(fake, 102)?.label).toBe('alpha');

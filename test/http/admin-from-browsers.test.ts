@@ -53,6 +53,31 @@ describe('/__admin and web pages', () => {
     expect(server.mock.state().documents.length).toBeGreaterThan(0);
   });
 
+  it('lets the refused page read its 403 (CORS headers on the refusal only), and opens nothing else', async () => {
+    const server = await createTestServer();
+    const origin = 'http://localhost:5173';
+    const res = await server.http.get('/__admin/requests').set('origin', origin);
+    expect(res.status).toBe(403);
+    expect(res.headers['access-control-allow-origin']).toBe(origin);
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(res.headers.vary).toContain('Origin');
+    // The preflight of a call with a JSON body stays unanswered for that origin.
+    const preflight = await server.http
+      .options('/__admin/reset')
+      .set('origin', origin)
+      .set('access-control-request-method', 'POST')
+      .set('access-control-request-headers', 'content-type');
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    expect(preflight.headers['access-control-allow-methods']).toBeUndefined();
+    // The landing page (key secrets) and a refusal by Host carry no CORS header.
+    expect(
+      (await server.http.get('/').set('origin', origin)).headers['access-control-allow-origin'],
+    ).toBeUndefined();
+    const byHost = await server.http.get('/__admin/state').set('host', 'evil.example').set('origin', origin);
+    expect(byHost.status).toBe(403);
+    expect(byHost.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it("answers the fake's own pages (same origin) and origins given with --admin-origins", async () => {
     const server = await createTestServer({ adminOrigins: 'http://localhost:5173' });
     const same = await server.http

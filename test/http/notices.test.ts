@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { computeHash } from '../../src/domain/tokens.js';
 import { NOTICE_CODES, type NoticeCode } from '../../src/notices.js';
-import { createTestServer, type TestServer } from '../support/test-server.js';
+import { ACME_KEY, createTestServer, type TestServer } from '../support/test-server.js';
 
 /**
  * Every notice code, provoked by the request a real client would send, and read back from the
@@ -13,9 +14,13 @@ interface Case {
   code: NoticeCode;
   /** What the client did, for the test name. */
   sends: string;
-  method: 'get' | 'patch';
+  method: 'get' | 'patch' | 'post';
   path: string;
   body?: unknown;
+  /** Send `body` form-encoded rather than as JSON. */
+  form?: boolean;
+  /** More headers (the token call's key and hash). */
+  headers?: Record<string, string>;
   /** The token header; `x-access-token` unless a case says otherwise, none for `null`. */
   tokenHeader?: string | null;
   status: number;
@@ -127,6 +132,35 @@ const CASES: Case[] = [
     location: 'body',
   },
   {
+    code: 'valueCaseVariant',
+    sends: 'orderBy=LABEL and orderDir=DESC',
+    method: 'get',
+    path: '/api/v2/documents?pageNum=1&orderBy=LABEL&orderDir=DESC',
+    status: 200,
+    location: 'query.orderBy',
+  },
+  {
+    code: 'formEncodedBody',
+    sends: 'a form-encoded token body',
+    method: 'post',
+    path: '/api/v2/auth/client_token',
+    body: { scope: 'docs_api', content: 'api-content-hash' },
+    form: true,
+    headers: { 'x-key': ACME_KEY.keyId, 'x-hash': computeHash(ACME_KEY.secret, 'api-content-hash') },
+    tokenHeader: null,
+    status: 200,
+    location: 'header.content-type',
+  },
+  {
+    code: 'batchItemWithoutId',
+    sends: 'a batch item without id',
+    method: 'patch',
+    path: '/api/v2/documents',
+    body: [{ templateUid: 'tpl-5001', title: 'Perth Office' }],
+    status: 200,
+    location: 'body/0',
+  },
+  {
     code: 'nonApiPath',
     sends: 'a path outside the API',
     method: 'get',
@@ -160,6 +194,8 @@ describe('notice codes', () => {
     let request = t.http[c.method](c.path);
     const header = c.tokenHeader === undefined ? 'x-access-token' : c.tokenHeader;
     if (header !== null) request = request.set(header, token);
+    for (const [name, value] of Object.entries(c.headers ?? {})) request = request.set(name, value);
+    if (c.form) request = request.type('form');
     const res = c.body === undefined ? await request : await request.send(c.body as object);
     expect(res.status, JSON.stringify(res.body)).toBe(c.status);
 

@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,6 +150,46 @@ describe('the installed passportal-docs-fake command', () => {
     expect(((await res.json()) as { access_token: string }).access_token).toMatch(/\S{16,}/);
     killGroup(child);
   }, 60_000);
+});
+
+/** The README's fenced block between `<!-- name:start -->` and `<!-- name:end -->`, as written. */
+function readmeBlock(name: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = readme.split(`<!-- ${name}:start -->`)[1]?.split(`<!-- ${name}:end -->`)[0] ?? '';
+  return block
+    .trim()
+    .replace(/^```[a-z]+\n/, '')
+    .replace(/```\s*$/, '')
+    .trim();
+}
+
+describe("the README's in-process suite in a project that installed the tarball", () => {
+  it('runs as pasted: the fixture command, then the suite importing the package by name', async () => {
+    // The project's test tools (this checkout's vitest and supertest, as its own install would have them).
+    for (const tool of ['vitest', 'supertest']) {
+      symlinkSync(join(ROOT, 'node_modules', tool), join(dir, 'node_modules', tool));
+    }
+    const fixtures = await runBounded(
+      'bash',
+      ['-euo', 'pipefail', '-c', readmeBlock('in-process-fixtures')],
+      30_000,
+    );
+    expect(fixtures.stderr).toBe('');
+    expect(fixtures.code).toBe(0);
+    mkdirSync(join(dir, 'test'), { recursive: true });
+    const suite = readmeBlock('in-process-suite');
+    expect(suite).toContain("from 'passportal-docs-fake'");
+    writeFileSync(join(dir, 'test/documents.test.ts'), suite);
+    writeFileSync(join(dir, 'vitest.config.mjs'), 'export default { test: {} };\n');
+    const result = await runBounded(
+      join(ROOT, 'node_modules/.bin/vitest'),
+      ['run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')],
+      120_000,
+    );
+    expect(result.timedOut).toBe(false);
+    expect(`${result.stdout}\n${result.stderr}`).toMatch(/Tests\s+3 passed \(3\)/);
+    expect(result.code).toBe(0);
+  }, 150_000);
 });
 
 describe('the Testcontainers module with the newest testcontainers the peer range allows', () => {

@@ -2,8 +2,8 @@
  * What `npm publish` would ship: `npm pack --dry-run --json` on the project itself. The package is
  * an allow-list (package.json `files`): the built code and pages (dist/ui), the spec, the default fixtures, README,
  * licence and what builds the image from the package (docker/package.Dockerfile and the two scripts
- * it copies); nothing else (no sources, tests, test fixtures, bench, examples, the repository's
- * Dockerfile or local state). Builds dist/ first when it is missing (as `prepare` does before a real pack).
+ * it copies), and the pages and examples the docs link to (docs/images, BENCHMARKS.md, examples/);
+ * nothing else (no sources, tests, test fixtures, bench, the repository's Dockerfile or local state). Builds dist/ first when it is missing (as `prepare` does before a real pack).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -34,6 +34,10 @@ const ALLOWED = [
   /^README\.md$/,
   // The pages the README links to, so its links work in node_modules too.
   /^docs\/[a-z-]+\.md$/,
+  /^docs\/images\/[a-z-]+\.png$/,
+  /^BENCHMARKS\.md$/,
+  // The examples the docs link to (Compose, CI, the frontend page, the Testcontainers suite, a fixture set).
+  /^examples\//,
   /^LICENSE$/,
   /^dist\//,
   /^spec\//,
@@ -117,10 +121,12 @@ describe('the npm package', () => {
     expect(files).toEqual(expect.arrayContaining(pages));
   });
 
-  it('ships nothing else: no sources, tests, test fixtures, bench, examples or local files', () => {
+  it('ships nothing else: no sources, tests, test fixtures, bench or local files', () => {
     const unexpected = files.filter((f) => !ALLOWED.some((pattern) => pattern.test(f)));
     expect(unexpected).toEqual([]);
-    expect(files.filter((f) => /\.test\.|(^|\/)test\/|\.tsbuildinfo$/.test(f))).toEqual([]);
+    // The example suites (examples/testcontainers) are for reading and copying, not the project's tests.
+    const ownFiles = files.filter((f) => !f.startsWith('examples/'));
+    expect(ownFiles.filter((f) => /\.test\.|(^|\/)test\/|\.tsbuildinfo$/.test(f))).toEqual([]);
   });
 
   it('ships no source maps that point at sources it does not ship', () => {

@@ -5,17 +5,19 @@ import type { Dataset } from '../domain/types.js';
 import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
 import { Coverage } from './coverage.js';
 import { FaultList } from './faults.js';
+import { FindingsPool } from './finding-list.js';
 import { Journal, type JournalLimits, JournalPool } from './journal.js';
 import type { OwnKeys } from './own-keys.js';
 
-/** What the instances of one server share: its memory budget, and the pool of their journals. */
+/** What the instances of one server share: its memory budget, the pools of their journals and reports' findings. */
 export interface ServerMemory {
   budget: MemoryBudget;
   journals: JournalPool;
+  findings: FindingsPool;
 }
 
 export function serverMemory(budget: MemoryBudget): ServerMemory {
-  return { budget, journals: new JournalPool(budget) };
+  return { budget, journals: new JournalPool(budget), findings: new FindingsPool(budget) };
 }
 
 /**
@@ -53,7 +55,7 @@ export class Instance {
     this.#memory = memory;
     this.journal = new Journal(journal, memory?.journals);
     this.faults = new FaultList();
-    this.coverage = new Coverage(journal.entries);
+    this.coverage = new Coverage(journal.entries, memory?.findings);
   }
 
   /**
@@ -81,6 +83,7 @@ export class Instance {
     this.#fixturesBytes = 0;
     this.fake.dispose();
     this.journal.dispose();
+    this.coverage.dispose();
     this.faults.clear();
   }
 

@@ -274,11 +274,17 @@ export const MAX_FINDING_TEXT = 1000;
 /** Most characters of an error's message (the same cut). */
 export const MAX_ERROR_MESSAGE = 2000;
 
-/** `text`, cut to `max` characters with how long it was when longer. */
+/**
+ * `text`, cut to `max` characters with how long it was when longer (by more than the 40 that
+ * saying so takes: a text cut once is left as it is).
+ */
 export function boundText(text: string, max = MAX_FINDING_TEXT): string {
-  if (text.length <= max) return text;
+  if (text.length <= max + 40) return text;
   return `${text.slice(0, max)}\u2026 (${text.length} characters)`;
 }
+
+/** The last entry of a cut list. */
+const MORE_PROBLEMS = /^and \d+ more problems? \(the first \d+ are listed\)$/;
 
 /**
  * At most `max` violations, the last saying how many more there were, each location and message
@@ -291,7 +297,9 @@ export function capViolations(
   max = MAX_LISTED_VIOLATIONS,
   location = 'body',
 ): Violation[] {
-  const listed = violations.length <= max ? violations : violations.slice(0, max);
+  // Already cut (the journal keeps an error's list as answered): left as it is.
+  const capped = violations.length === max + 1 && MORE_PROBLEMS.test(violations[max]?.message ?? '');
+  const listed = violations.length <= max || capped ? violations : violations.slice(0, max);
   let bounded = listed;
   for (let i = 0; i < listed.length; i++) {
     const v = listed[i] as Violation;
@@ -299,7 +307,7 @@ export function capViolations(
     if (bounded === violations) bounded = [...listed];
     bounded[i] = { location: boundText(v.location), message: boundText(v.message) };
   }
-  if (violations.length <= max) return bounded;
+  if (violations.length <= max || capped) return bounded;
   const more = violations.length - max;
   return [
     ...bounded,

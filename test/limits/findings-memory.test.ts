@@ -65,17 +65,23 @@ describe(`findings under a ${HEAP_MB} MB heap`, () => {
     const patch = unknownDetailKeys(KEYS);
     const create = unknownFields(KEYS);
     expect(patch.length).toBeGreaterThan(700_000);
+    /** A fetch the fake does not answer (it died): the round and its last words. */
+    const died = (i: number) => (error: unknown) => {
+      throw new Error(`round ${i}: ${(error as Error).message}; the fake's stderr: ${stderr}`);
+    };
     for (let i = 0; i < ROUNDS; i++) {
       const patched = await fetch(`${base}/api/v2/documents/101101`, {
         method: 'PATCH',
         headers,
         body: patch,
-      });
+      }).catch(died(i));
       expect(patched.status, stderr).toBe(400);
-      const answer = await patched.text();
-      // The answer lists the first 100 problems and counts the rest (item of the same bound).
-      expect(answer.length).toBeLessThan(40_000);
-      const created = await fetch(`${base}/api/v2/documents`, { method: 'POST', headers, body: create });
+      await patched.arrayBuffer();
+      const created = await fetch(`${base}/api/v2/documents`, {
+        method: 'POST',
+        headers,
+        body: create,
+      }).catch(died(i));
       expect(created.status, stderr).toBe(200);
       await created.arrayBuffer();
     }

@@ -14,7 +14,7 @@ import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
  */
 
 const HEAP_MB = 128;
-const ROUNDS = 60;
+const ROUNDS = 30;
 const KEYS = 20_000;
 
 let child: ChildProcess | undefined;

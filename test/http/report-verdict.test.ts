@@ -1,9 +1,14 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse as parseJunit, type TestSuites } from 'junit2json';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runReportCommand } from '../../src/commands/report.js';
+import { DEFAULT_SPEC_PATH } from '../../src/contract/spec-document.js';
 import type { Report } from '../../src/harness/report.js';
 import type { MockServer } from '../../src/index.js';
-import { createTestServer, type TestServer, textEntry } from '../support/test-server.js';
+import { requestToken } from '../support/request-token.js';
+import { ACME_KEY, createTestServer, type TestServer, textEntry } from '../support/test-server.js';
 
 /**
  * The verdict comes from exact counts since the tally began, never from the bounded lists of
@@ -142,6 +147,26 @@ describe('the verdict counts every violating request since the tally began', () 
     expect(junit).toContain('3 more requests broke the contract; no longer listed');
     const gate = await reportCommand(['--url', t.url]);
     expect(gate.stderr).toContain('--fail-on violations: 8 requests broke the contract');
+  });
+
+  it('counts violations validateResponses finds in answers after the request was recorded, listed or not', async () => {
+    // A spec that declares expiry_time a string: every token answer (a number) breaks it.
+    const text = readFileSync(DEFAULT_SPEC_PATH, 'utf8');
+    const from = '        expiry_time:\n          type: integer';
+    expect(text).toContain(from);
+    const specPath = join(mkdtempSync(join(tmpdir(), 'fake-spec-')), 'openapi.yaml');
+    writeFileSync(specPath, text.replace(from, '        expiry_time:\n          type: string'));
+    const t = await server({ specPath, validateResponses: true, journalLimit: 2 });
+    for (let i = 0; i < 3; i++) expect((await requestToken(t.url, ACME_KEY)).status).toBe(200);
+
+    const report = await t.mock.report();
+    expect(report.summary.violatingRequests).toBe(3);
+    expect(report.summary.violationsNotListed).toBe(1);
+    expect(report.violations.map((f) => f.violations.map((v) => v.location))).toEqual([
+      ['response.body/expiry_time'],
+      ['response.body/expiry_time'],
+    ]);
+    expect(await t.mock.report('markdown')).toContain('❌ 3 requests broke the contract');
   });
 
   it('starts again at DELETE /__admin/report and survives a reset', async () => {

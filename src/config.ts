@@ -69,7 +69,7 @@ const limits = {
   shutdownDrainMs: int(0, 60_000, 5000, 'on SIGTERM, time requests in flight get to finish before connections close'),
   maxBatchItems: setting(int(1, 1_000_000, 1000, 'most items in one batch update (400 above)')),
   maxCreatedDocuments: setting(int(0, 10_000_000, 100_000, 'most documents an instance may create beyond its fixtures (400 above)')),
-  memoryBudget: int(0, 1_099_511_627_776, 0, 'bytes of client-made data the process may hold: documents, journals, fixture sets, bodies in flight (0: a fifth of the heap limit; 429 above)'),
+  memoryBudget: int(0, 1_099_511_627_776, 0, 'bytes of client-made data held: documents, journals, findings, tokens, fixture sets, bodies in flight (0: a fifth of the heap; 429 above)'),
 };
 
 const sessions = {

@@ -283,19 +283,50 @@ export interface Violation {
 export const MAX_LISTED_VIOLATIONS = 100;
 
 /**
- * At most `max` violations, the last saying how many more there were: an error answers in a
- * bounded size however many problems a request has (a batch of 80,000 bad items, a fixture set
- * of 40,000 bad documents).
+ * Most characters of one location or message of a finding (a violation, a notice): client text (a detail key, a field name) quoted in them is cut there.
+ */
+export const MAX_FINDING_TEXT = 1000;
+
+/** Most characters of an error's message (the same cut). */
+export const MAX_ERROR_MESSAGE = 2000;
+
+/**
+ * `text`, cut to `max` characters with how long it was when longer (by more than the 40 that
+ * saying so takes: a text cut once is left as it is).
+ */
+export function boundText(text: string, max = MAX_FINDING_TEXT): string {
+  if (text.length <= max + 40) return text;
+  return `${text.slice(0, max)}\u2026 (${text.length} characters)`;
+}
+
+/** The last entry of a cut list. */
+const MORE_PROBLEMS = /^and \d+ more problems? \(the first \d+ are listed\)$/;
+
+/**
+ * At most `max` violations, the last saying how many more there were, each location and message
+ * within `MAX_FINDING_TEXT`: an error answers, and a journal keeps, a bounded size however many
+ * problems a request has (a batch of 80,000 bad items, a PATCH of 20,000 unknown detail keys, a
+ * fixture set of 40,000 bad documents). Every list of problems goes through here.
  */
 export function capViolations(
   violations: Violation[],
   max = MAX_LISTED_VIOLATIONS,
   location = 'body',
 ): Violation[] {
-  if (violations.length <= max) return violations;
+  // Already cut (the journal keeps an error's list as answered): left as it is.
+  const capped = violations.length === max + 1 && MORE_PROBLEMS.test(violations[max]?.message ?? '');
+  const listed = violations.length <= max || capped ? violations : violations.slice(0, max);
+  let bounded = listed;
+  for (let i = 0; i < listed.length; i++) {
+    const v = listed[i] as Violation;
+    if (v.location.length <= MAX_FINDING_TEXT && v.message.length <= MAX_FINDING_TEXT) continue;
+    if (bounded === violations) bounded = [...listed];
+    bounded[i] = { location: boundText(v.location), message: boundText(v.message) };
+  }
+  if (violations.length <= max || capped) return bounded;
   const more = violations.length - max;
   return [
-    ...violations.slice(0, max),
+    ...bounded,
     { location, message: `and ${more} more problem${more === 1 ? '' : 's'} (the first ${max} are listed)` },
   ];
 }
@@ -313,7 +344,7 @@ export class ApiError extends Error {
 
   constructor(kind: ErrorKindName, message?: string, errors?: Violation[], fact?: string) {
     const def: ErrorKind = ERROR_KINDS[kind];
-    super(message ?? def.message);
+    super(boundText(message ?? def.message, MAX_ERROR_MESSAGE));
     this.name = 'ApiError';
     this.kind = kind;
     this.status = def.status;

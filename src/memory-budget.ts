@@ -9,11 +9,13 @@ import { ApiError } from './errors.js';
  *   documents  stored document data written by clients, in every instance (root and sessions)
  *   journals   the journals of the root and of every session together
  *   fixtures   fixture sets loaded through the admin API (sessions' own sets, loads), as built
+ *   findings   the violations and notices the reports of every instance keep (their text)
+ *   tokens     the access and refresh tokens issued, in every instance
  *   bodies     request bodies being read and parsed, after inflation
  *   counters   rate limits' counters per key or token (harness/rate-limits.ts)
  *
  * Each kind has a limit (a share of `memoryBudget`, lowered by its own option where it has one)
- * and the kinds that stay (documents, journals, fixtures) together stay within `memoryBudget`. The
+ * and the kinds that stay (all but bodies) together stay within `memoryBudget`. The
  * shares add up past the whole on purpose: a kind may use more while the others are idle, the
  * total stops the sum. Bodies in flight are bounded by their own share only, as headroom above the
  * total: however full the rest is, a small request (a token call, a read) is still answered. Bytes are those of the
@@ -21,7 +23,15 @@ import { ApiError } from './errors.js';
  * default size leaves room for (a fifth of the heap limit).
  */
 
-export const BUDGET_KINDS = ['documents', 'journals', 'fixtures', 'bodies', 'counters'] as const;
+export const BUDGET_KINDS = [
+  'documents',
+  'journals',
+  'fixtures',
+  'findings',
+  'tokens',
+  'bodies',
+  'counters',
+] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
 /** Each kind's share of `memoryBudget`. */
@@ -29,6 +39,8 @@ export const BUDGET_SHARES: Readonly<Record<BudgetKind, number>> = {
   documents: 0.5,
   journals: 0.4,
   fixtures: 0.5,
+  findings: 0.1,
+  tokens: 0.1,
   bodies: 0.3,
   counters: 0.05,
 };
@@ -41,6 +53,8 @@ const WHAT: Readonly<Record<BudgetKind, string>> = {
   documents: 'stored documents',
   journals: 'request journals',
   fixtures: 'fixture sets loaded through the admin API',
+  findings: 'findings kept by the reports',
+  tokens: 'issued tokens',
   bodies: 'request bodies in flight',
   counters: 'rate limit counters',
 };
@@ -50,6 +64,9 @@ const REMEDY: Readonly<Record<BudgetKind, string>> = {
   documents: 'reset the instance (POST /__admin/reset), delete sessions, or raise',
   journals: 'clear journals, or raise',
   fixtures: 'delete sessions, share the root\u2019s fixtures, or raise',
+  findings: 'clear reports (DELETE /__admin/report), or raise',
+  tokens:
+    'use each token until it expires (expired tokens make room), delete sessions, load fixtures, or raise',
   bodies: 'retry shortly, send smaller or fewer bodies at once, or raise',
   counters: 'clear rate limits (DELETE /__admin/rate-limits), or raise',
 };
@@ -90,6 +107,8 @@ export class MemoryBudget {
     documents: 0,
     journals: 0,
     fixtures: 0,
+    findings: 0,
+    tokens: 0,
     bodies: 0,
     counters: 0,
   };
@@ -103,6 +122,8 @@ export class MemoryBudget {
       documents: share('documents'),
       journals: share('journals'),
       fixtures: Math.min(share('fixtures'), options.sessionFixturesBytes),
+      findings: share('findings'),
+      tokens: share('tokens'),
       bodies: share('bodies'),
       counters: share('counters'),
     };
@@ -110,6 +131,8 @@ export class MemoryBudget {
       documents: 'memoryBudget',
       journals: 'memoryBudget',
       fixtures: this.#limits.fixtures < share('fixtures') ? 'sessionFixturesBytes' : 'memoryBudget',
+      findings: 'memoryBudget',
+      tokens: 'memoryBudget',
       bodies: 'memoryBudget',
       counters: 'memoryBudget',
     };

@@ -1,3 +1,4 @@
+import { boundText, MAX_FINDING_TEXT } from './errors.js';
 /**
  * The one catalogue of notice kinds. A notice is the journal's second kind of finding: the
  * request worked here, but relies on something the vendor's documentation does not promise (an
@@ -110,4 +111,40 @@ export interface NoticeSink {
 export function addNotice(sink: NoticeSink, found: Notice): void {
   if (sink.notices === undefined) sink.notices = [found];
   else sink.notices.push(found);
+}
+
+/** Most notices one request keeps; the rest are counted, one last notice per code. */
+export const MAX_LISTED_NOTICES = 100;
+
+/**
+ * At most `MAX_LISTED_NOTICES` notices, each location and message within `MAX_FINDING_TEXT`;
+ * beyond them, one notice per code of those left out, at `request`, saying how many: what the
+ * journal and the report keep of one request stays small however many notices it had (a batch
+ * of 20,000 unknown fields).
+ */
+export function capNotices(notices: Notice[]): Notice[] {
+  const listed = notices.length <= MAX_LISTED_NOTICES ? notices : notices.slice(0, MAX_LISTED_NOTICES);
+  let bounded = listed;
+  for (let i = 0; i < listed.length; i++) {
+    const n = listed[i] as Notice;
+    if (n.location.length <= MAX_FINDING_TEXT && n.message.length <= MAX_FINDING_TEXT) continue;
+    if (bounded === notices) bounded = [...listed];
+    bounded[i] = notice(n.code, boundText(n.location), boundText(n.message));
+  }
+  if (notices.length <= MAX_LISTED_NOTICES) return bounded;
+  const left = new Map<NoticeCode, number>();
+  for (let i = MAX_LISTED_NOTICES; i < notices.length; i++) {
+    const code = (notices[i] as Notice).code;
+    left.set(code, (left.get(code) ?? 0) + 1);
+  }
+  for (const [code, count] of left) {
+    bounded.push(
+      notice(
+        code,
+        'request',
+        `and ${count} more ${code} notice${count === 1 ? '' : 's'} (the first ${MAX_LISTED_NOTICES} notices of the request are listed)`,
+      ),
+    );
+  }
+  return bounded;
 }

@@ -18,8 +18,9 @@ export type FailOn = (typeof FAIL_ON)[number];
 /** The gates a report fails, each as one line saying why; empty when it passes. */
 export function failedGates(report: Report, failOn: FailOn, minCoverage: number | undefined): string[] {
   const failed: string[] = [];
-  const violations = report.violations.length;
-  const notices = report.notices.length;
+  // Exact counts since the tally began, never the bounded lists.
+  const violations = report.summary.violatingRequests;
+  const notices = report.summary.requestsWithNotices;
   if (failOn !== 'none' && violations > 0) {
     failed.push(
       `--fail-on ${failOn}: ${violations} request${violations === 1 ? '' : 's'} broke the contract`,
@@ -125,7 +126,7 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   for (const line of failed) process.stderr.write(`gate failed: ${line}\n`);
   const { exercised, total, percent } = report.coverage.behaviours;
   process.stderr.write(
-    `${report.instance}: ${report.violations.length} violating request${report.violations.length === 1 ? '' : 's'}, ${report.notices.length} with notices, ` +
+    `${report.instance}: ${report.summary.violatingRequests} violating request${report.summary.violatingRequests === 1 ? '' : 's'}, ${report.summary.requestsWithNotices} with notices, ` +
       `behaviours exercised ${exercised}/${total} (${percent}%)${failed.length === 0 ? '; gates passed' : ''}\n`,
   );
   return failed.length === 0 ? 0 : 1;

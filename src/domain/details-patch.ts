@@ -13,7 +13,7 @@
  * null-prototype copy, so keys such as `__proto__` are plain data and the caller's body is never
  * shared with the store.
  */
-import type { Violation } from '../errors.js';
+import { boundText, type Violation } from '../errors.js';
 import { nearestName } from '../nearest-name.js';
 import { type Notice, notice } from '../notices.js';
 import type { TemplateInfo } from './catalog.js';
@@ -232,9 +232,14 @@ export function readShapedNotice(keys: readonly string[], location: string): Not
   );
 }
 
-/** `"a", "b"`: keys quoted for a message. */
+/** Most keys a message quotes; the rest are counted. */
+const QUOTED_KEYS = 10;
+
+/** `"a", "b"`: keys quoted for a message, the first ten (each cut to 100 characters), then how many more. */
 export function quoteKeys(keys: readonly string[]): string {
-  return keys.map((k) => JSON.stringify(k)).join(', ');
+  const quoted = keys.slice(0, QUOTED_KEYS).map((k) => JSON.stringify(boundText(k, 100)));
+  const more = keys.length - QUOTED_KEYS;
+  return more > 0 ? `${quoted.join(', ')} and ${more} more` : quoted.join(', ');
 }
 
 /** The "did you mean" hints of unknown-key problems, for the error's message: `; did you mean "a"?`. */

@@ -8,7 +8,7 @@
  * `snapshot().documents`) are the stored ones: serialise them, never mutate them.
  */
 import type { Settings } from '../config.js';
-import { ApiError } from '../errors.js';
+import { ApiError, capViolations } from '../errors.js';
 import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
 import { type BatchMode, planBatch } from './batch-update.js';
@@ -158,7 +158,7 @@ export class Fake {
   readonly clock: Clock;
   #loaded: Loaded;
   #store: DocumentStore;
-  readonly #tokens = new TokenStore();
+  readonly #tokens: TokenStore;
   /** Counts the documents written since the reset point (`documents` of the server's budget). */
   readonly #budget: MemoryBudget | undefined;
   /** The size (JSON bytes) of each document written since the reset point, by id. */
@@ -174,6 +174,7 @@ export class Fake {
     this.settings = { ...settings };
     this.clock = clock;
     this.#budget = budget;
+    this.#tokens = new TokenStore(budget);
     this.#loaded = prepare(dataset);
     this.#store = new DocumentStore(this.#loaded.base);
   }
@@ -291,11 +292,16 @@ export class Fake {
         'unknownDetailKeys',
         `unknown detail keys ${quoteKeys(outcome.unknownKeys)}: neither fields of template tpl-${doc.templateId} ` +
           `nor stored on document ${doc.id}${didYouMean(outcome.problems)}`,
-        outcome.problems,
+        capViolations(outcome.problems),
       );
     }
     const first = outcome.problems[0];
-    if (first) throw new ApiError('invalidBody', `${first.location}: ${first.message}`, outcome.problems);
+    if (first)
+      throw new ApiError(
+        'invalidBody',
+        `${first.location}: ${first.message}`,
+        capViolations(outcome.problems),
+      );
     const written = { ...doc, details: outcome.details, last_modified: this.#nowIso() };
     this.#count([written], true);
     this.#store.put(written);
@@ -460,6 +466,7 @@ export class Fake {
   /** Gives the written documents' bytes back to the budget (the instance is going away). */
   dispose(): void {
     this.#forgetWritten();
+    this.#tokens.dispose();
   }
 
   /**

@@ -7,10 +7,14 @@
  * Tokens are opaque random strings bound to the key's organization. A refresh token is issued
  * with every access token but is never accepted as an access token (the service documents no
  * refresh call). The store prunes expired tokens from its oldest end on every issue and holds at
- * most `MAX_TOKENS` entries (oldest dropped first), so it cannot grow without bound.
+ * most `MAX_TOKENS` entries (oldest dropped first), so it cannot grow without bound. Every token
+ * held counts `TOKEN_BYTES` against the `tokens` share of the server's memory budget: when an
+ * issue would pass it, every expired token of the store is dropped first, and if that frees too
+ * little the call is refused (429 `memoryBudget`), never a live token taken away.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.js';
+import type { MemoryBudget } from '../memory-budget.js';
 
 /** Lower-case hex HMAC-SHA256 of `content` keyed with `secret`. */
 export function computeHash(secret: string, content: string): string {
@@ -56,6 +60,12 @@ export interface IssuedTokens {
 /** Most tokens (access and refresh together) kept at once. */
 export const MAX_TOKENS = 100_000;
 
+/**
+ * What one token held costs the budget, in bytes of it as JSON: the token, its grant (organization,
+ * key ID, expiry, kind, revoked) and its place in the store's map and a session's routing table.
+ */
+export const TOKEN_BYTES = 160;
+
 function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -73,6 +83,15 @@ export class TokenStore {
   /** Insertion-ordered, so the oldest tokens come first. */
   readonly #grants = new Map<string, TokenGrant>();
   #observer: TokenObserver | undefined;
+  readonly #budget: MemoryBudget | undefined;
+  /** Bytes counted in the budget for the tokens held. */
+  #counted = 0;
+  /** No token held expires before this (a lower bound: a full sweep before it finds nothing). */
+  #earliestExpiry = Number.POSITIVE_INFINITY;
+
+  constructor(budget?: MemoryBudget) {
+    this.#budget = budget;
+  }
 
   /** Starts telling `observer` of tokens added and removed from now on (undefined: nobody). */
   observe(observer: TokenObserver | undefined): void {
@@ -81,11 +100,14 @@ export class TokenStore {
 
   issue(organizationId: number, keyId: string, nowSeconds: number, ttlSeconds: number): IssuedTokens {
     this.#prune(nowSeconds);
+    this.#makeRoom(2 * TOKEN_BYTES, nowSeconds);
     const expiry = nowSeconds + ttlSeconds;
     const accessToken = newToken();
     const refreshToken = newToken();
     this.#grants.set(accessToken, { organizationId, keyId, expiry, kind: 'access', revoked: false });
     this.#grants.set(refreshToken, { organizationId, keyId, expiry, kind: 'refresh', revoked: false });
+    this.#count(2 * TOKEN_BYTES);
+    if (expiry < this.#earliestExpiry) this.#earliestExpiry = expiry;
     this.#observer?.added(accessToken);
     this.#observer?.added(refreshToken);
     return { accessToken, refreshToken, expiry };
@@ -140,6 +162,18 @@ export class TokenStore {
     const observer = this.#observer;
     if (observer) for (const token of this.#grants.keys()) observer.removed(token);
     this.#grants.clear();
+    this.#count(-this.#counted);
+    this.#earliestExpiry = Number.POSITIVE_INFINITY;
+  }
+
+  /** Gives the tokens' bytes back to the budget (the instance is going away). */
+  dispose(): void {
+    this.#count(-this.#counted);
+  }
+
+  /** Bytes the tokens held count in the budget. */
+  get bytes(): number {
+    return this.#counted;
   }
 
   /** The tokens held (access and refresh), oldest first. */
@@ -158,7 +192,10 @@ export class TokenStore {
     for (const [token, grant] of entries.slice(-MAX_TOKENS)) {
       this.#grants.set(token, { ...grant });
       this.#observer?.added(token);
+      if (grant.expiry < this.#earliestExpiry) this.#earliestExpiry = grant.expiry;
     }
+    // Read back at start: counted, never refused (they were issued before).
+    this.#count(this.#grants.size * TOKEN_BYTES);
   }
 
   /** Tokens held (access and refresh, including expired ones not pruned yet). */
@@ -173,8 +210,37 @@ export class TokenStore {
   #prune(nowSeconds: number): void {
     for (const [token, grant] of this.#grants) {
       if (nowSeconds < grant.expiry && this.#grants.size < MAX_TOKENS - 1) break;
-      this.#grants.delete(token);
-      this.#observer?.removed(token);
+      this.#delete(token);
     }
+  }
+
+  /**
+   * Throws `memoryBudget` unless `bytes` more fit the budget, after dropping every expired token
+   * held when they do not (at most one sweep until a token held can have expired).
+   */
+  #makeRoom(bytes: number, nowSeconds: number): void {
+    const budget = this.#budget;
+    if (!budget || budget.fits('tokens', bytes)) return;
+    if (nowSeconds >= this.#earliestExpiry) {
+      let earliest = Number.POSITIVE_INFINITY;
+      for (const [token, grant] of this.#grants) {
+        if (nowSeconds >= grant.expiry) this.#delete(token);
+        else if (grant.expiry < earliest) earliest = grant.expiry;
+      }
+      this.#earliestExpiry = earliest;
+      if (budget.fits('tokens', bytes)) return;
+    }
+    throw budget.refusal('tokens', bytes);
+  }
+
+  #delete(token: string): void {
+    this.#grants.delete(token);
+    this.#observer?.removed(token);
+    this.#count(-TOKEN_BYTES);
+  }
+
+  #count(bytes: number): void {
+    this.#counted += bytes;
+    this.#budget?.add('tokens', bytes);
   }
 }

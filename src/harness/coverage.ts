@@ -1,5 +1,6 @@
 import type { Violation } from '../errors.js';
-import type { Notice } from '../notices.js';
+import type { Notice, NoticeCode } from '../notices.js';
+import { FindingList, type FindingsPool, findingsBytes, RECORD_BYTES } from './finding-list.js';
 import type { JournalEntry } from './journal.js';
 
 /**
@@ -8,8 +9,10 @@ import type { JournalEntry } from './journal.js';
  * findings (violations, notices) as light records. Unlike the journal it survives `reset` and a
  * fixture load, so a suite that resets before each test still gets one report for the whole run;
  * it is cleared by `DELETE /__admin/report` (`mock.clearReport()`), or with its instance. Counts
- * are exact however many entries the journal dropped; the findings kept are bounded by the
- * journal's entry limit, the oldest dropped first (the report says how many).
+ * are exact however many entries the journal dropped, and the verdict reads only them: violating
+ * requests, requests with notices and per notice code. The findings listed are two lists apart
+ * (violations, notices: notices never push a violation out), each bounded by the journal's entry
+ * limit and by the memory budget (finding-list.ts), the oldest dropped first and counted.
  */
 
 /** Request ids kept per behaviour, newest last: enough to link each behaviour to examples. */
@@ -43,14 +46,28 @@ export class Coverage {
   since = Date.now();
   readonly operations = new Map<string, number>();
   readonly behaviours = new Map<string, Tally>();
-  #findings: FindingRecord[] = [];
-  /** Findings dropped to stay within `findingsLimit`. */
-  findingsDropped = 0;
+  /** Requests that broke the contract since the tally started: exact, whatever the lists dropped. */
+  violatingRequests = 0;
+  /** Requests with at least one notice since the tally started: exact. */
+  requestsWithNotices = 0;
+  /** Per notice code, the requests with at least one notice of it: exact. */
+  readonly noticeCodes = new Map<NoticeCode, number>();
+  readonly #violations: FindingList<FindingRecord>;
+  readonly #notices: FindingList<FindingRecord>;
 
-  /** `findingsLimit`: most findings kept (the journal's entry limit); `watchAll`: keep every request as a possible finding (response checks add violations later). */
-  constructor(readonly findingsLimit: number) {}
+  /**
+   * `findingsLimit`: most records each list keeps (the journal's entry limit); `pool`: the
+   * server's finding lists, within the `findings` share of its memory budget.
+   */
+  constructor(
+    readonly findingsLimit: number,
+    pool?: FindingsPool,
+  ) {
+    this.#violations = new FindingList('violations', findingsLimit, pool);
+    this.#notices = new FindingList('notices', findingsLimit, pool);
+  }
 
-  record(entry: JournalEntry, watchAll: boolean): void {
+  record(entry: JournalEntry): void {
     this.requests++;
     this.firstRequestId ??= entry.id;
     if (entry.operationId)
@@ -65,31 +82,47 @@ export class Coverage {
       tally.requests.push(entry.id);
       if (tally.requests.length > EXAMPLES_PER_BEHAVIOUR) tally.requests.shift();
     }
-    if (!watchAll && entry.violations.length === 0 && entry.notices.length === 0) return;
-    this.#findings.push({
-      requestId: entry.id,
-      time: new Date(entry.arrivedAt).toISOString(),
-      method: entry.method,
-      path: entry.path,
-      status: entry.status,
-      operationId: entry.operationId,
-      violations: entry.violations,
-      notices: entry.notices,
-    });
-    if (this.#findings.length > this.findingsLimit) {
-      this.#findings.shift();
-      this.findingsDropped++;
+    if (entry.violations.length > 0) this.#addViolating(entry);
+    if (entry.notices.length > 0) {
+      this.requestsWithNotices++;
+      const codes = new Set(entry.notices.map((n) => n.code));
+      for (const code of codes) this.noticeCodes.set(code, (this.noticeCodes.get(code) ?? 0) + 1);
+      this.#notices.push(recordOf(entry), RECORD_BYTES + findingsBytes(entry.notices));
     }
   }
 
-  /** The requests with violations, oldest first. */
-  violations(): FindingRecord[] {
-    return this.#findings.filter((f) => f.violations.length > 0);
+  /**
+   * Violations found after `entry` was recorded (response checks) that cost `bytes`: the request
+   * becomes a violating one if it was not.
+   */
+  addViolations(entry: JournalEntry, first: boolean, bytes: number): void {
+    if (first) this.#addViolating(entry);
+    else this.#violations.grow((f) => f.requestId === entry.id, bytes);
   }
 
-  /** The requests with notices, oldest first. */
+  #addViolating(entry: JournalEntry): void {
+    this.violatingRequests++;
+    this.#violations.push(recordOf(entry), RECORD_BYTES + findingsBytes(entry.violations));
+  }
+
+  /** The requests with violations still listed, oldest first. */
+  violations(): FindingRecord[] {
+    return this.#violations.values();
+  }
+
+  /** The requests with notices still listed, oldest first. */
   notices(): FindingRecord[] {
-    return this.#findings.filter((f) => f.notices.length > 0);
+    return this.#notices.values();
+  }
+
+  /** Requests with violations no longer listed (dropped for the count or the memory budget). */
+  get violationsDropped(): number {
+    return this.#violations.dropped;
+  }
+
+  /** Requests with notices no longer listed. */
+  get noticesDropped(): number {
+    return this.#notices.dropped;
   }
 
   clear(): void {
@@ -98,7 +131,30 @@ export class Coverage {
     this.since = Date.now();
     this.operations.clear();
     this.behaviours.clear();
-    this.#findings = [];
-    this.findingsDropped = 0;
+    this.violatingRequests = 0;
+    this.requestsWithNotices = 0;
+    this.noticeCodes.clear();
+    this.#violations.clear();
+    this.#notices.clear();
   }
+
+  /** Gives the lists' bytes back to the budget (the instance is going away). */
+  dispose(): void {
+    this.clear();
+    this.#violations.dispose();
+    this.#notices.dispose();
+  }
+}
+
+function recordOf(entry: JournalEntry): FindingRecord {
+  return {
+    requestId: entry.id,
+    time: new Date(entry.arrivedAt).toISOString(),
+    method: entry.method,
+    path: entry.path,
+    status: entry.status,
+    operationId: entry.operationId,
+    violations: entry.violations,
+    notices: entry.notices,
+  };
 }

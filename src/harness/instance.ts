@@ -5,19 +5,21 @@ import type { Dataset } from '../domain/types.js';
 import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
 import { Coverage } from './coverage.js';
 import { FaultList } from './faults.js';
+import { FindingsPool } from './finding-list.js';
 import { Journal, type JournalLimits, JournalPool } from './journal.js';
 import type { OwnKeys } from './own-keys.js';
 import { RateLimitList } from './rate-limits.js';
 import { ScenarioList } from './scenarios.js';
 
-/** What the instances of one server share: its memory budget, and the pool of their journals. */
+/** What the instances of one server share: its memory budget, the pools of their journals and reports' findings. */
 export interface ServerMemory {
   budget: MemoryBudget;
   journals: JournalPool;
+  findings: FindingsPool;
 }
 
 export function serverMemory(budget: MemoryBudget): ServerMemory {
-  return { budget, journals: new JournalPool(budget) };
+  return { budget, journals: new JournalPool(budget), findings: new FindingsPool(budget) };
 }
 
 /**
@@ -61,7 +63,7 @@ export class Instance {
     this.faults = new FaultList();
     this.rateLimits = new RateLimitList(memory?.budget);
     this.scenarios = new ScenarioList(this, memory?.budget);
-    this.coverage = new Coverage(journal.entries);
+    this.coverage = new Coverage(journal.entries, memory?.findings);
   }
 
   /**
@@ -89,6 +91,7 @@ export class Instance {
     this.#fixturesBytes = 0;
     this.fake.dispose();
     this.journal.dispose();
+    this.coverage.dispose();
     this.faults.clear();
     this.scenarios.clear();
     this.rateLimits.clear();

@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import type { Violation } from '../errors.js';
+import { capViolations, type Violation } from '../errors.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
+import { findingsBytes } from './finding-list.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
 import { pathMatcher } from './path-pattern.js';
 
@@ -190,7 +191,7 @@ class BoundedList<T> {
   }
 }
 
-/** What an entry costs besides its bodies: its headers, query, path and the record itself. */
+/** What an entry costs: its bodies, headers, query, path, findings' text and the record itself. */
 function entryWeight(record: JournalRecord): number {
   let headers = 0;
   const all = record.headers;
@@ -205,7 +206,9 @@ function entryWeight(record: JournalRecord): number {
     record.search.length +
     record.path.length +
     keptBytes(record.body) +
-    keptBytes(record.response)
+    keptBytes(record.response) +
+    findingsBytes(record.violations) +
+    findingsBytes(record.notices)
   );
 }
 
@@ -356,15 +359,30 @@ export class Journal {
     }
   }
 
-  /** Adds violations found after the entry was recorded (response checks). */
-  addViolations(entry: JournalEntry, violations: Violation[]): void {
-    if (violations.length === 0) return;
+  /**
+   * Adds violations found after the entry was recorded (response checks), within the first 100
+   * of the entry; answers the bytes they added (0: none).
+   */
+  addViolations(entry: JournalEntry, violations: Violation[]): number {
+    if (violations.length === 0) return 0;
     const first = entry.violations.length === 0;
-    entry.violations.push(...violations);
-    if (!first) return;
-    const lists = this.#retained.get(entry);
-    if (lists !== undefined) this.#retained.set(entry, lists + 1);
-    this.#unlist(this.#violating.push(entry));
+    const all = capViolations([...entry.violations, ...violations], undefined, 'response');
+    const added = findingsBytes(all) - findingsBytes(entry.violations);
+    entry.violations.splice(0, entry.violations.length, ...all);
+    // Counted while the journal holds the entry (listed, or kept as a finding only).
+    if (this.#byId.has(entry.id) || this.#retained.has(entry)) {
+      entry.weight += added;
+      this.#bytes += added;
+      this.#pool?.budget.add('journals', added);
+    }
+    if (first) {
+      const lists = this.#retained.get(entry);
+      if (lists !== undefined) this.#retained.set(entry, lists + 1);
+      this.#unlist(this.#violating.push(entry));
+    }
+    while (this.#bytes > this.limits.bytes && this.dropOldest()) {}
+    this.#pool?.trim();
+    return added;
   }
 
   /** Registers work that may still add violations; `settled()` waits for it. */

@@ -86,6 +86,12 @@ function casesOf(report: Report): Case[] {
       });
     }
   }
+  // The verdict counts every violating request, listed or not: one failing case stands for those dropped.
+  const notListed = report.summary.violationsNotListed;
+  if (notListed > 0) {
+    const message = `${plural(notListed, 'more request')} broke the contract; no longer listed (the report keeps the newest ${report.violations.length})`;
+    cases.push({ suite: OTHER_SUITE, name: message, status: 'failed', message, detail: message });
+  }
   for (const b of report.behaviours) {
     const gap = report.neverExercised.find((n) => n.id === b.id);
     cases.push({
@@ -131,7 +137,12 @@ function renderCtrf(report: Report): string {
     .generatedBy(TOOL_NAME)
     .timestamp(report.generatedAt)
     .addTests(tests)
-    .extra({ instance: report.instance, requests: report.requests, coverage: report.coverage })
+    .extra({
+      instance: report.instance,
+      requests: report.requests,
+      summary: report.summary,
+      coverage: report.coverage,
+    })
     .build();
   return `${JSON.stringify(built, null, 2)}\n`;
 }
@@ -141,14 +152,18 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
 function renderMarkdown(report: Report): string {
-  const { coverage, requests } = report;
+  const { coverage, requests, summary } = report;
   const lines: string[] = [`## Passportal fake: ${report.instance}`, ''];
   const verdict =
-    report.violations.length === 0
+    summary.violatingRequests === 0
       ? '✅ no contract violations'
-      : `❌ ${plural(report.violations.length, 'request')} broke the contract`;
+      : `❌ ${plural(summary.violatingRequests, 'request')} broke the contract`;
+  const notListed = [
+    summary.violationsNotListed > 0 ? `${summary.violationsNotListed} that broke the contract` : '',
+    summary.noticesNotListed > 0 ? `${summary.noticesNotListed} with notices` : '',
+  ].filter(Boolean);
   lines.push(
-    `${verdict}; ${plural(report.notices.length, 'request')} with notices; ` +
+    `${verdict}; ${plural(summary.requestsWithNotices, 'request')} with notices; ` +
       `behaviours exercised: **${coverage.behaviours.exercised}/${coverage.behaviours.total} (${coverage.behaviours.percent}%)**; ` +
       `operations: ${coverage.operations.exercised}/${coverage.operations.total}.`,
     '',
@@ -156,7 +171,7 @@ function renderMarkdown(report: Report): string {
       (requests.noLongerHeld > 0
         ? `; all are counted, though the journal (cleared by resets, bounded in size) no longer shows ${requests.noLongerHeld} of them`
         : '') +
-      (report.findingsDropped > 0 ? `; ${report.findingsDropped} older findings are no longer listed` : '') +
+      (notListed.length > 0 ? `; older requests no longer listed: ${notListed.join(', ')}` : '') +
       '.',
     '',
   );

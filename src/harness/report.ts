@@ -32,6 +32,23 @@ export interface NeverExercised {
   how: string;
 }
 
+/**
+ * The exact counts of the tally, which the verdict reads (the Markdown verdict line, the JUnit and
+ * CTRF failures, the `report` command's gates): never the lists, which are bounded.
+ */
+export interface ReportSummary {
+  /** Requests that broke the contract since `since`. */
+  violatingRequests: number;
+  /** Requests with at least one notice since `since`. */
+  requestsWithNotices: number;
+  /** Per notice code: the requests with at least one notice of it. */
+  noticeCodes: Record<string, number>;
+  /** Of `violatingRequests`, how many `violations` no longer lists (dropped for its bounds). */
+  violationsNotListed: number;
+  /** Of `requestsWithNotices`, how many `notices` no longer lists. */
+  noticesNotListed: number;
+}
+
 export interface Report {
   /** `root`, or `session <id>`. */
   instance: string;
@@ -46,7 +63,9 @@ export interface Report {
     /** How many the journal no longer holds (dropped for its bounds, or cleared by a reset). */
     noLongerHeld: number;
   };
-  /** Findings no longer listed: the report keeps as many as the journal's entry limit. */
+  /** The exact counts the verdict reads. */
+  summary: ReportSummary;
+  /** Findings no longer listed (`violationsNotListed` and `noticesNotListed` together). */
   findingsDropped: number;
   /** The requests that broke the contract, oldest first. */
   violations: FindingRecord[];
@@ -96,7 +115,14 @@ export function buildReport(instance: Instance, operationIds: readonly string[])
     generatedAt: new Date().toISOString(),
     since: new Date(coverage.since).toISOString(),
     requests: { total: coverage.requests, held, noLongerHeld: coverage.requests - held },
-    findingsDropped: coverage.findingsDropped,
+    summary: {
+      violatingRequests: coverage.violatingRequests,
+      requestsWithNotices: coverage.requestsWithNotices,
+      noticeCodes: Object.fromEntries(coverage.noticeCodes),
+      violationsNotListed: coverage.violationsDropped,
+      noticesNotListed: coverage.noticesDropped,
+    },
+    findingsDropped: coverage.violationsDropped + coverage.noticesDropped,
     violations: coverage.violations(),
     notices: coverage.notices(),
     operations,

@@ -65,7 +65,9 @@ export class ResponseChecks {
             `response breaks the contract: ${violation.location} ${violation.message}`,
           );
         }
-        instance.journal.addViolations(entry, violations);
+        const first = entry.violations.length === 0;
+        const bytes = instance.journal.addViolations(entry, violations);
+        if (violations.length > 0) instance.coverage.addViolations(entry, first, bytes);
       })
       .catch((error: unknown) => {
         this.#logger.error({ err: error, operationId }, 'response check failed');

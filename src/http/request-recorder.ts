@@ -3,12 +3,12 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { RequestHandler, Response } from 'express';
 import { emptyList } from '../deep-freeze.js';
-import type { ApiError, Violation } from '../errors.js';
+import { type ApiError, capViolations, type Violation } from '../errors.js';
 import { behavioursOf } from '../harness/behaviours.js';
 import { keepBody } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/runtime-response-checks.js';
 import { violationsOf } from '../harness/violations-from-errors.js';
-import { type Notice, notice } from '../notices.js';
+import { capNotices, type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
 
 /**
@@ -46,11 +46,12 @@ function record(res: Response, completed: boolean): void {
   const error = state.apiError;
   const { journal } = instance;
   const outside = isOutsideApi(state, error);
-  const notices = noticesOf(state, outside);
+  // What one request leaves behind is bounded: the first 100 of each, then counts (errors.ts, notices.ts).
+  const notices = capNotices(noticesOf(state, outside));
   const { validateResponses } = instance.fake.settings;
   // Shared empty lists are frozen: response checks add to the entry's list later (and the report
   // shares it), so it gets its own then.
-  const violations = outside ? emptyList<Violation>() : violationsOf(error);
+  const violations = outside ? emptyList<Violation>() : capViolations(violationsOf(error));
   const entry = journal.record({
     arrivedAt: started.arrivedAt,
     scheme: state.scheme ?? (isTls(req.socket) ? 'https' : 'http'),
@@ -90,7 +91,7 @@ function record(res: Response, completed: boolean): void {
     violations: validateResponses ? [...violations] : violations,
   });
   const { operationId } = state;
-  instance.coverage.record(entry, validateResponses);
+  instance.coverage.record(entry);
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && validateResponses) {
     const { response } = state;

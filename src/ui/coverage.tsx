@@ -47,15 +47,15 @@ export function CoverageView() {
   }, []);
   if (error) return <ErrorBox error={error} />;
   if (!report) return <p class="muted">Loading the report…</p>;
-  const { coverage, requests } = report;
+  const { coverage, requests, summary } = report;
   return (
     <div class="coverage">
       <Panel title="Verdict">
         <p class="verdict">
-          {report.violations.length === 0
+          {summary.violatingRequests === 0
             ? 'No contract violations'
-            : `${report.violations.length} requests broke the contract`}
-          {`; ${report.notices.length} with notices; behaviours exercised `}
+            : `${summary.violatingRequests} requests broke the contract`}
+          {`; ${summary.requestsWithNotices} with notices; behaviours exercised `}
           <strong class="coverage-percent">
             {coverage.behaviours.exercised}/{coverage.behaviours.total} ({coverage.behaviours.percent}%)
           </strong>

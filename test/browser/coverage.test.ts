@@ -55,4 +55,22 @@ describe('in a browser: the inspector coverage tab', SLOW, () => {
     await screenshot(page, 'inspector-coverage');
     expect(errors).toEqual([]);
   });
+
+  it('counts every violating request in its verdict, however few the report still lists', async () => {
+    const small = await startFake({ journalLimit: 1 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${small.url}/api/v2/no-such-route-${i}`);
+        expect(res.status).toBe(404);
+      }
+      expect((await small.mock.report()).violations).toHaveLength(1);
+      const { page: other, errors: otherErrors } = await openPage(browser);
+      await other.goto(`${small.url}/__admin/ui#coverage`);
+      await poll(() => other.locator('.verdict').textContent()).toContain('3 requests broke the contract');
+      expect(otherErrors).toEqual([]);
+      await other.close();
+    } finally {
+      await small.mock.close();
+    }
+  });
 });

@@ -43,7 +43,7 @@ export function watchFixtures(
       const { dataset } = await loadFixtureSource(source, loadOptions);
       instance.load(dataset);
       logger.info({ fixtures: source, documents: dataset.documents.length }, 'fixtures reloaded');
-      mark(instance, 200, { success: true, documents: dataset.documents.length, fixtures: source }, started);
+      mark(instance, 200, { reloaded: true, documents: dataset.documents.length, fixtures: source }, started);
     } catch (error) {
       const problems = error instanceof FixtureError ? error.problems : undefined;
       const message = error instanceof Error ? error.message : String(error);
@@ -55,7 +55,7 @@ export function watchFixtures(
         instance,
         400,
         {
-          success: false,
+          reloaded: false,
           message: 'fixtures not reloaded, the set in place is kept',
           problems: problems ?? [{ file: source, path: '', message }],
         },

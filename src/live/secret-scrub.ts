@@ -10,7 +10,7 @@
 export const SCRUBBED = '(redacted)';
 
 const TOKEN_LIKE = /[A-Za-z0-9+_=~-]{20,}/g;
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class SecretScrubber {
   readonly #secrets = new Set<string>();
@@ -34,7 +34,7 @@ export class SecretScrubber {
       this.#pattern ??= new RegExp(
         [...this.#secrets]
           .sort((a, b) => b.length - a.length)
-          .map(escape)
+          .map(escapeForPattern)
           .join('|'),
         'gi',
       );

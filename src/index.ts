@@ -172,6 +172,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   // stop the start (ConfigError naming the option).
   const hosts = parseTlsHosts(options.tlsHosts);
   const certificates = options.httpsPort === undefined ? undefined : await ServerCertificates.open(options);
+  if (certificates?.ca.warning !== undefined)
+    logger.warn({ tlsCa: certificates.ca.certPath }, certificates.ca.warning);
   const expressApp = createApp({
     options,
     spec,

@@ -55,7 +55,7 @@ function ipWithMask(ip: string): Buffer {
   const t = groups(tail);
   const all = bare.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
   const bytes = Buffer.alloc(32, 0xff);
-  all.slice(0, 8).forEach((g, i) => bytes.writeUInt16BE(Number.parseInt(g, 16) || 0, i * 2));
+  for (const [i, g] of all.slice(0, 8).entries()) bytes.writeUInt16BE(Number.parseInt(g, 16) || 0, i * 2);
   return bytes;
 }
 

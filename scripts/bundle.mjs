@@ -21,7 +21,7 @@ const LAZY = [
   'node-forge',
   // The report writers: ctrf reads its JSON schemas from its own folder, so it must stay there.
   'ctrf',
-  'junit-report-builder',
+  'xmlbuilder',
   // check-live and capture reach the live service through undici's proxy agent.
   'undici',
 ];

@@ -25,7 +25,7 @@ import { SessionRegistry, sessionPath } from './harness/sessions.js';
 import { StateFile } from './harness/state-file.js';
 import { createApp, serverClasses } from './http/app.js';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.js';
-import { guardConnections } from './http/connection-guard.js';
+import { ConnectionGuard } from './http/connection-guard.js';
 import { createForwardProxy } from './http/forward-proxy.js';
 import { createLogger } from './logger.js';
 import { MemoryBudget } from './memory-budget.js';
@@ -181,6 +181,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   // stop the start (ConfigError naming the option).
   const hosts = parseTlsHosts(options.tlsHosts);
   const certificates = options.httpsPort === undefined ? undefined : await ServerCertificates.open(options);
+  if (certificates?.ca.warning !== undefined)
+    logger.warn({ tlsCa: certificates.ca.certPath }, certificates.ca.warning);
   const expressApp = createApp({
     options,
     spec,
@@ -301,8 +303,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
           },
     async listen(port = options.port, host = options.host) {
       const s = answerEarly(createServer(serverOptions, proxy.requests));
-      // Not Node's maxConnections: it refuses the newcomer even when silent sockets hold every slot.
-      guardConnections(s, options);
+      // Not Node's maxConnections: it refuses the newcomer even when silent sockets hold every
+      // slot. One pool for both ports: a flood on one cannot lock clients out of the other.
+      const guard = new ConnectionGuard(options);
+      guard.watch(s);
       s.on('connect', certificates === undefined ? answerConnect : proxy.connect);
       const bound = await listenOn(s, port, host);
       server = s;
@@ -311,8 +315,19 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       mock.url = `http://${hostForUrl(host)}:${bound}`;
       if (certificates !== undefined && options.httpsPort !== undefined) {
         const https = require('node:https') as typeof import('node:https');
-        const t = answerEarly(https.createServer({ ...serverOptions, ...certificates.serverOptions() }, app));
-        guardConnections(t, options, 'secureConnection');
+        const t = answerEarly(
+          https.createServer(
+            {
+              ...serverOptions,
+              ...certificates.serverOptions(),
+              // A connection that has not finished its TLS handshake is closed as one that has
+              // not sent its headers would be (Node's default is 120 s).
+              handshakeTimeout: options.headersTimeoutMs,
+            },
+            app,
+          ),
+        );
+        guard.watchTls(t);
         try {
           const boundTls = await listenOn(t, options.httpsPort, host);
           httpsServer = t;

@@ -24,6 +24,8 @@ export async function capture(argv: string[], env: NodeJS.ProcessEnv): Promise<n
     'capture',
     'Crawl one organization read-only into a redacted fixture set the fake loads.',
     100_000,
+    // A day: an interrupted capture resumes.
+    86_400,
   )
     .option('--no-redact', 'keep the texts as they are (labels, descriptions, detail texts, client names)')
     .option('--resume', `go on from ${PROGRESS_FILE} in --out after an interruption`);

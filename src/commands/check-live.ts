@@ -29,6 +29,7 @@ export async function checkLive(argv: string[], env: NodeJS.ProcessEnv): Promise
     'check-live',
     'Probe the live service read-only and report each decision of the fake confirmed, contradicted or unknown.',
     300,
+    1800,
   )
     .option(
       '--allow-writes <documentId>',
@@ -80,6 +81,10 @@ export async function checkLive(argv: string[], env: NodeJS.ProcessEnv): Promise
       onProbe: (probe) => shown.doing(`probing ${probe.id}`),
     });
     shown.done();
+    // A tenant's words (error messages) are kept, with nothing secret either service echoed.
+    const scrubber = live.scrubber;
+    const scrub = <T>(value: T): T => fake.scrubber.value(scrubber.value(value)) as T;
+    const scrubbedStop = stopped === undefined ? undefined : scrub(stopped.message);
     const ledger: Ledger = {
       tool: 'passportal-docs-fake check-live',
       date: new Date().toISOString(),
@@ -89,8 +94,8 @@ export async function checkLive(argv: string[], env: NodeJS.ProcessEnv): Promise
       readOnly: writable === undefined,
       requests: { live: live.requests, fake: fake.requests },
       complete: stopped === undefined,
-      ...(stopped === undefined ? {} : { stoppedBy: stopped.message }),
-      probes: results,
+      ...(scrubbedStop === undefined ? {} : { stoppedBy: scrubbedStop }),
+      probes: results.map((r) => ({ ...r, live: scrub(r.live), fake: scrub(r.fake) })),
       ...(live.rateLimits.sightings() ? { rateLimits: live.rateLimits.sightings() } : {}),
     };
     const out = String(opts.out);
@@ -106,8 +111,8 @@ export async function checkLive(argv: string[], env: NodeJS.ProcessEnv): Promise
       `${ledger.host}: ${count('confirmed')} confirmed, ${count('contradicted')} contradicted, ` +
         `${count('unknown')} could not tell, in ${live.requests} requests; wrote ${join(out, 'ledger.md')}\n`,
     );
-    if (stopped !== undefined) {
-      process.stderr.write(`error: ${stopped.message}\n`);
+    if (scrubbedStop !== undefined) {
+      process.stderr.write(`error: ${scrubbedStop}\n`);
       return 1;
     }
     return 0;

@@ -1,7 +1,12 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { Dispatcher } from 'undici';
 import type { Options } from '../config.js';
-import { ApiTarget, type Credentials } from '../live/api-target.js';
+import {
+  ApiTarget,
+  type Credentials,
+  DEFAULT_ANSWER_TIMEOUT_MS,
+  DEFAULT_MAX_ANSWER_BYTES,
+} from '../live/api-target.js';
 import { optionsFromConfigFile } from '../options/config-file.js';
 import { optionsFromEnv } from '../options/env.js';
 
@@ -25,7 +30,12 @@ const positive = (name: string, min: number) => (raw: string) => {
 };
 
 /** The options both commands take; `command` adds its own. */
-export function liveCommand(name: string, description: string, maxRequests: number): Command {
+export function liveCommand(
+  name: string,
+  description: string,
+  maxRequests: number,
+  deadlineSeconds: number,
+): Command {
   return new Command(`passportal-docs-fake ${name}`)
     .description(description)
     .requiredOption('--base <url>', 'base URL of the live service, e.g. https://us-clover.passportalmsp.com')
@@ -36,6 +46,24 @@ export function liveCommand(name: string, description: string, maxRequests: numb
       'most requests to the live service in all',
       positive('--max-requests', 1),
       maxRequests,
+    )
+    .option(
+      '--answer-timeout <s>',
+      'longest wait in seconds for one whole answer (the run stops, naming the request)',
+      positive('--answer-timeout', 0.1),
+      DEFAULT_ANSWER_TIMEOUT_MS / 1000,
+    )
+    .option(
+      '--max-answer-bytes <n>',
+      'largest answer read, in bytes (a larger one is given up as it streams and the run stops)',
+      positive('--max-answer-bytes', 1024),
+      DEFAULT_MAX_ANSWER_BYTES,
+    )
+    .option(
+      '--deadline <s>',
+      'longest the whole run may take, in seconds (then it stops as at --max-requests)',
+      positive('--deadline', 1),
+      deadlineSeconds,
     )
     .addHelpText(
       'after',
@@ -135,7 +163,10 @@ export function progress(stream: NodeJS.WriteStream = process.stderr) {
   };
 }
 
-/** The live service as the command line names it: `--base`, within `--rate` and `--max-requests`, progress shown. */
+/**
+ * The live service as the command line names it: `--base`, within `--rate`, `--max-requests`,
+ * `--answer-timeout`, `--max-answer-bytes` and `--deadline` (counted from now), progress shown.
+ */
 export function liveTarget(
   opts: Record<string, unknown>,
   credentials: Credentials,
@@ -148,6 +179,9 @@ export function liveTarget(
     dispatcher,
     rate: Number(opts.rate),
     maxRequests: Number(opts.maxRequests),
+    answerTimeoutMs: Math.round(Number(opts.answerTimeout) * 1000),
+    maxAnswerBytes: Math.floor(Number(opts.maxAnswerBytes)),
+    deadlineAt: Date.now() + Number(opts.deadline) * 1000,
     onRequest: (n) => shown.request(n),
   });
 }

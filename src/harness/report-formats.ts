@@ -1,30 +1,27 @@
 import { createRequire } from 'node:module';
 import type { ReportBuilder as CtrfReportBuilder, Test } from 'ctrf';
-import type { Builder } from 'junit-report-builder';
 import type { FindingRecord } from './coverage.js';
+import { renderJunitXml } from './junit-xml.js';
+import { markdownText } from './markdown-text.js';
 import type { Report, ReportFormat } from './report.js';
 
 /**
- * A report in the formats CI systems read (docs/reports.md):
- * - JUnit XML (junit-report-builder): one suite per vendor operation; each violation a failing
+ * A report in the formats CI systems read (docs/reports.md), client text in each only as text:
+ * - JUnit XML (`junit-xml.ts`, escaped character data only): one suite per vendor operation; each violation a failing
  *   test case named after the request and the location, its message and the request in the
  *   failure; each notice a skipped case (CI shows it, never fails on it) with what to do instead
  *   in its output; an operation with no finding one passing case. A last suite, "behaviour
  *   coverage", has one case per behaviour: passed when exercised, skipped (with how to) when not.
  * - CTRF JSON (the CTRF project's `ctrf` package): the same cases as CTRF tests.
- * - Markdown for `$GITHUB_STEP_SUMMARY` or a pull-request comment.
+ * - Markdown for `$GITHUB_STEP_SUMMARY` or a pull-request comment (client text escaped by
+ *   `markdown-text.ts`).
  * - JSON: the report as it is.
  */
 
 export const TOOL_NAME = 'passportal-docs-fake';
 
-/**
- * The writers are loaded when a report is first rendered, not at start-up (ctrf brings its own
- * Ajv). junit-report-builder is CommonJS whose `module.exports` is the builder, while its types
- * declare an ES default export: required as what it is at run time.
- */
+/** The CTRF writer is loaded when a report is first rendered, not at start-up (ctrf brings its own Ajv). */
 const requireWriter = createRequire(import.meta.url);
-const junitBuilder = (): Builder => requireWriter('junit-report-builder') as Builder;
 const ctrfBuilder = (): CtrfReportBuilder =>
   new (requireWriter('ctrf') as { ReportBuilder: typeof CtrfReportBuilder }).ReportBuilder();
 
@@ -106,21 +103,7 @@ function casesOf(report: Report): Case[] {
 }
 
 function renderJunit(report: Report): string {
-  const builder = junitBuilder().newBuilder().name(`${TOOL_NAME} ${report.instance}`);
-  const suites = new Map<string, ReturnType<typeof builder.testSuite>>();
-  for (const c of casesOf(report)) {
-    let suite = suites.get(c.suite);
-    if (!suite) {
-      suite = builder.testSuite().name(c.suite);
-      suites.set(c.suite, suite);
-    }
-    const test = suite.testCase().className(`${TOOL_NAME}.${c.suite}`).name(c.name).time(0);
-    if (c.status === 'failed') test.failure(c.message, 'contract violation').stacktrace(c.detail);
-    else if (c.status === 'skipped')
-      test.skipped().standardOutput([c.message, c.detail].filter(Boolean).join('\n'));
-    else if (c.detail) test.standardOutput(c.detail);
-  }
-  return builder.build();
+  return renderJunitXml(`${TOOL_NAME} ${report.instance}`, casesOf(report));
 }
 
 function renderCtrf(report: Report): string {
@@ -148,12 +131,14 @@ function renderCtrf(report: Report): string {
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-/** Markdown table cells: no pipes or line breaks from messages. */
+/** Markdown table cells of the fake's own words: no pipes or line breaks. */
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+/** Markdown table cells of what a client sent (paths, keys, messages that quote them): text only. */
+const clientCell = markdownText;
 
 function renderMarkdown(report: Report): string {
   const { coverage, requests, summary } = report;
-  const lines: string[] = [`## Passportal fake: ${report.instance}`, ''];
+  const lines: string[] = [`## Passportal fake: ${markdownText(report.instance)}`, ''];
   const verdict =
     summary.violatingRequests === 0
       ? '✅ no contract violations'
@@ -179,14 +164,18 @@ function renderMarkdown(report: Report): string {
     lines.push('### Violations', '', '| request | location | message |', '|---|---|---|');
     for (const f of report.violations)
       for (const v of f.violations)
-        lines.push(`| ${cell(requestLine(f))} | ${cell(v.location)} | ${cell(v.message)} |`);
+        lines.push(
+          `| ${clientCell(requestLine(f))} | ${clientCell(v.location)} | ${clientCell(v.message)} |`,
+        );
     lines.push('');
   }
   if (report.notices.length > 0) {
     lines.push('### Notices', '', '| request | code | location | message |', '|---|---|---|---|');
     for (const f of report.notices)
       for (const n of f.notices)
-        lines.push(`| ${cell(requestLine(f))} | ${n.code} | ${cell(n.location)} | ${cell(n.message)} |`);
+        lines.push(
+          `| ${clientCell(requestLine(f))} | ${n.code} | ${clientCell(n.location)} | ${clientCell(n.message)} |`,
+        );
     lines.push('');
   }
   lines.push('### Operations', '', '| operation | requests |', '|---|---|');

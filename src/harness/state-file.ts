@@ -129,7 +129,15 @@ export class StateFile {
       return restored;
     } catch (error) {
       this.close();
-      if (error instanceof ConfigError || !(error as NodeJS.ErrnoException).code) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (error instanceof ConfigError || !code) throw error;
+      // Node's own errors (ERR_...) are not the folder's: named as what they are.
+      if (code.startsWith('ERR_')) {
+        throw new ConfigError(
+          `state file ${this.path}: cannot be read back (${code}: ${(error as Error).message}); ` +
+            'move it away to start from the fixtures',
+        );
+      }
       throw new ConfigError(
         `state file ${this.path}: cannot be written (${(error as NodeJS.ErrnoException).code}); ` +
           'make its folder writable or give another --state-file',

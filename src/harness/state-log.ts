@@ -14,6 +14,7 @@
  *
  * Version 1 files (one JSON object, the whole state) are still read.
  */
+import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { ConfigError, type Settings } from '../config.js';
 import { MAX_UNIX_SECONDS } from '../domain/clock.js';
@@ -254,29 +255,65 @@ function checkOffset(value: unknown, where: string): number {
   return value;
 }
 
-/** Reads `path` line by line, a megabyte at a time (no state is ever one string). */
-function* readLines(path: string): Generator<{ text: string; end: number; complete: boolean }> {
+/**
+ * The longest line read: the longest text Node can hold (a line is read as one string). The
+ * format writes one document, or 256 tokens, to a line; a longer line is damage, not state.
+ */
+export const MAX_LINE_BYTES = bufferConstants.MAX_STRING_LENGTH;
+
+/**
+ * Reads `path` line by line, a megabyte at a time (no state is ever one string). A line is
+ * found first and read whole only then, so a line longer than `maxLineBytes` is a ConfigError
+ * naming it, and none of it is ever held.
+ */
+function* readLines(
+  path: string,
+  source: string,
+  maxLineBytes: number,
+): Generator<{ text: string; end: number; complete: boolean }> {
   const fd = openSync(path, 'r');
+  const range = (from: number, length: number): string => {
+    const bytes = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, bytes, got, length - got, from + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return bytes.toString('utf8', 0, got);
+  };
   try {
     const buffer = Buffer.alloc(1 << 20);
-    let carry: Buffer[] = [];
     let offset = 0;
+    let lineStart = 0;
+    let lineNo = 1;
+    const tooLong = (bytes: number) =>
+      new ConfigError(
+        `${source}: line ${lineNo} is longer than ${maxLineBytes} bytes (${bytes} bytes found of it), ` +
+          'longer than any line of a state file: the file is damaged or not a state file ' +
+          '(move it away to start from the fixtures)',
+      );
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, offset);
       if (n === 0) break;
       let start = 0;
       for (let nl = buffer.indexOf(10, 0); nl !== -1 && nl < n; nl = buffer.indexOf(10, start)) {
-        const piece = buffer.subarray(start, nl);
+        const lineEnd = offset + nl;
+        if (lineEnd - lineStart > maxLineBytes) throw tooLong(lineEnd - lineStart);
         const text =
-          carry.length > 0 ? Buffer.concat([...carry, piece]).toString('utf8') : piece.toString('utf8');
-        carry = [];
-        yield { text, end: offset + nl + 1, complete: true };
+          lineStart >= offset
+            ? buffer.toString('utf8', lineStart - offset, nl)
+            : range(lineStart, lineEnd - lineStart);
+        yield { text, end: lineEnd + 1, complete: true };
+        lineNo++;
+        lineStart = lineEnd + 1;
         start = nl + 1;
       }
-      if (start < n) carry.push(Buffer.from(buffer.subarray(start, n)));
       offset += n;
+      if (offset - lineStart > maxLineBytes) throw tooLong(offset - lineStart);
     }
-    if (carry.length > 0) yield { text: Buffer.concat(carry).toString('utf8'), end: offset, complete: false };
+    if (offset > lineStart)
+      yield { text: range(lineStart, offset - lineStart), end: offset, complete: false };
   } finally {
     closeSync(fd);
   }
@@ -287,7 +324,7 @@ function* readLines(path: string): Generator<{ text: string; end: number; comple
  * acknowledged and is left out (`committedBytes` says where it starts); anything malformed before
  * that is a ConfigError naming the file, the line and the key.
  */
-export function readStateFile(path: string, current: Settings): ReadBack {
+export function readStateFile(path: string, current: Settings, maxLineBytes = MAX_LINE_BYTES): ReadBack {
   const source = `state file ${path}`;
   const replay = new Replay((key) => `${source}: ${key}`, current);
   let group: Array<[Record<string, unknown>, number]> = [];
@@ -296,14 +333,17 @@ export function readStateFile(path: string, current: Settings): ReadBack {
   let fileBytes = 0;
   let lineNo = 0;
   let version = 0;
-  for (const { text, end, complete } of readLines(path)) {
+  for (const { text, end, complete } of readLines(path, source, maxLineBytes)) {
     lineNo++;
     fileBytes = end;
     let record: unknown;
     try {
       record = JSON.parse(text);
     } catch {
-      if (!complete) break; // the tail of a write cut short
+      // The tail of a write cut short, after the lines that were whole. A first line never is:
+      // the fake writes a new file whole before it takes its place.
+      if (!complete && lineNo > 1) break;
+      if (lineNo === 1) throw new ConfigError(notAStateFile(source, text, complete));
       throw new ConfigError(
         `${source}: line ${lineNo} is not JSON (move the file away to start from the fixtures)`,
       );
@@ -341,6 +381,18 @@ export function readStateFile(path: string, current: Settings): ReadBack {
   }
   if (version === 0) throw new ConfigError(`${source}: empty (move it away to start from the fixtures)`);
   return { ...replay.finish(current, source), version, committedBytes, snapshotBytes, fileBytes };
+}
+
+/** What a first line that is not JSON says about the file: a version 1 file cut short, or not a state file. */
+function notAStateFile(source: string, text: string, complete: boolean): string {
+  const head = text.slice(0, 200);
+  if (head.includes(`"format":"${FORMAT}"`) || head.includes(`"format": "${FORMAT}"`)) {
+    return (
+      `${source}: a version 1 state file cut short (its one JSON object ends ${complete ? 'early' : 'mid-way'}, ` +
+      `after ${Buffer.byteLength(text)} bytes); restore it from a backup, or move it away to start from the fixtures`
+    );
+  }
+  return `${source}: line 1 is not JSON: not a ${FORMAT} file (move it away to start from the fixtures)`;
 }
 
 /** A version 1 file: the whole state in one object. */

@@ -3,13 +3,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, fetch } from 'undici';
 import { computeHash } from '../domain/tokens.js';
 import { RateLimitSignals } from './rate-limit-signals.js';
+import { SecretScrubber } from './secret-scrub.js';
 
 /**
  * One service the live tools talk to: the live tenant or the fake started beside it. It sends
  * requests one at a time, spaced by the rate limit and counted against the request bound, gets
  * and keeps an access token, and turns what must stop a run (a refused key, 429, a network error,
  * the bound) into a `LiveStop`. It keeps the key and the token to itself: neither is ever part of
- * an answer it hands back or of a message it makes.
+ * an answer it hands back or of a message it makes (`scrubber` knows them, for what others write).
+ * Every answer is bounded: it must be whole within `answerTimeoutMs` (and before the run's
+ * deadline), and its body is read as it streams and given up past `maxAnswerBytes`; either stops
+ * the run naming the request.
  */
 
 export interface Credentials {
@@ -34,7 +38,15 @@ export interface SendOptions {
   token?: 'x-access-token' | 'x-api-token' | 'none';
 }
 
-export type StopKind = 'auth' | 'rate-limited' | 'network' | 'bound' | 'answer';
+export type StopKind =
+  | 'auth'
+  | 'rate-limited'
+  | 'network'
+  | 'bound'
+  | 'answer'
+  | 'too-slow'
+  | 'too-large'
+  | 'deadline';
 
 /** What ends a run early, with a message that says what to do. */
 export class LiveStop extends Error {
@@ -60,7 +72,16 @@ export interface TargetOptions {
   onRequest?: (count: number) => void;
   /** The scope the token call names. */
   scope?: string;
+  /** Longest wait for one whole answer, headers and body (default 30 s). */
+  answerTimeoutMs?: number;
+  /** Largest answer body read (default 16 MiB). */
+  maxAnswerBytes?: number;
+  /** When the run must end (epoch milliseconds; undefined: no deadline). */
+  deadlineAt?: number;
 }
+
+export const DEFAULT_ANSWER_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** The headers a probe may look at: nothing that could carry a secret. */
 const KEPT_HEADERS = ['allow', 'content-type', 'date', 'retry-after'];
@@ -74,9 +95,12 @@ export class ApiTarget {
   readonly rateLimits = new RateLimitSignals();
   /** The token call's answer (no token in it), for the probes that read the expiry. */
   tokenAnswer: Answer | undefined;
+  /** Knows the key ID, the secret, and each token and hash sent: scrubs them from any text. */
+  readonly scrubber = new SecretScrubber();
 
   constructor(readonly options: TargetOptions) {
     this.base = options.base.replace(/\/+$/, '');
+    this.scrubber.add(options.credentials.keyId, options.credentials.secret);
   }
 
   get requests(): number {
@@ -93,6 +117,13 @@ export class ApiTarget {
    */
   async #turn(): Promise<void> {
     const { rate, maxRequests } = this.options;
+    const { deadlineAt } = this.options;
+    if (deadlineAt !== undefined && Date.now() >= deadlineAt) {
+      throw new LiveStop(
+        'deadline',
+        `stopped after ${this.#requests} requests to ${this.host}: the run's deadline (--deadline) has passed; raise it to go on`,
+      );
+    }
     if (maxRequests !== undefined && this.#requests >= maxRequests) {
       throw new LiveStop(
         'bound',
@@ -123,6 +154,11 @@ export class ApiTarget {
     }
     await this.#turn();
     const url = `${this.base}${path}${options.query ? `?${options.query}` : ''}`;
+    const answerTimeoutMs = this.options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
+    const untilDeadline = (this.options.deadlineAt ?? Number.POSITIVE_INFINITY) - Date.now();
+    const timeoutMs = Math.max(1, Math.min(answerTimeoutMs, untilDeadline));
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
     let response: Awaited<ReturnType<typeof fetch>>;
     let text: string;
     try {
@@ -132,10 +168,29 @@ export class ApiTarget {
         body,
         dispatcher: this.options.dispatcher,
         redirect: 'manual',
+        signal: abort.signal,
       });
-      text = await response.text();
+      text = await this.#readBounded(response, `${method} ${path}`, abort);
     } catch (error) {
-      throw new LiveStop('network', `cannot reach ${this.host}: ${describeNetworkError(error)}`);
+      if (error instanceof LiveStop) throw error;
+      if (abort.signal.aborted && untilDeadline < answerTimeoutMs) {
+        throw new LiveStop(
+          'deadline',
+          `${method} ${path}: the run's deadline (--deadline) has passed while ${this.host} was answering; the run stops here`,
+        );
+      }
+      if (abort.signal.aborted) {
+        throw new LiveStop(
+          'too-slow',
+          `${method} ${path}: ${this.host} gave no whole answer within ${timeoutMs} ms (--answer-timeout); the run stops here`,
+        );
+      }
+      throw new LiveStop(
+        'network',
+        `cannot reach ${this.host}: ${this.scrubber.text(describeNetworkError(error))}`,
+      );
+    } finally {
+      clearTimeout(timer);
     }
     this.rateLimits.note(method, path, response.status, response.headers);
     if (response.status === 429) {
@@ -159,6 +214,33 @@ export class ApiTarget {
     return { status: response.status, headers: kept, body: parsed };
   }
 
+  /** The body as text, read as it streams; past `maxAnswerBytes` (declared or read) the run stops. */
+  async #readBounded(
+    response: Awaited<ReturnType<typeof fetch>>,
+    request: string,
+    abort: AbortController,
+  ): Promise<string> {
+    const max = this.options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    const tooLarge = (what: string) => {
+      abort.abort();
+      return new LiveStop(
+        'too-large',
+        `${request}: ${this.host} answered ${what}, more than the ${max} bytes an answer may have (--max-answer-bytes); the run stops here`,
+      );
+    };
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declared > max) throw tooLarge(`${declared} bytes`);
+    if (response.body === null) return '';
+    const chunks: Uint8Array[] = [];
+    let read = 0;
+    for await (const chunk of response.body) {
+      read += chunk.byteLength;
+      if (read > max) throw tooLarge(`${read} bytes and more`);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
   /** Sends a token call with the given body form, hash and scope; the answer keeps no token text. */
   async tokenCall(
     variant: {
@@ -178,6 +260,7 @@ export class ApiTarget {
     const fields = { scope: variant.scope ?? this.options.scope ?? 'docs_api', content };
     const headers: Record<string, string> = { 'x-key': keyId };
     if (!variant.omitHash) headers['x-hash'] = hash;
+    this.scrubber.add(keyId, hash);
     const answer = await this.send('POST', '/api/v2/auth/client_token', {
       token: 'none',
       headers,
@@ -185,6 +268,7 @@ export class ApiTarget {
     });
     const body = answer.body as Record<string, unknown> | undefined;
     const token = typeof body?.access_token === 'string' ? body.access_token : undefined;
+    this.scrubber.add(token, typeof body?.refresh_token === 'string' ? body.refresh_token : undefined);
     // The probes see the answer's shape; the token texts are replaced by what they are.
     if (body !== undefined && typeof body === 'object' && body !== null) {
       const shown: Record<string, unknown> = { ...body };
@@ -202,7 +286,8 @@ export class ApiTarget {
       this.tokenAnswer = answer;
       if (token === undefined) {
         const body = answer.body as { message?: unknown } | undefined;
-        const said = typeof body?.message === 'string' ? `: "${body.message}"` : '';
+        // The tenant's words, with nothing secret it may have echoed.
+        const said = typeof body?.message === 'string' ? `: "${this.scrubber.text(body.message)}"` : '';
         throw new LiveStop(
           answer.status === 401 || answer.status === 403 ? 'auth' : 'answer',
           `${this.host} refused the API key (status ${answer.status}${said}); check PASSPORTAL_KEY_ID and PASSPORTAL_SECRET`,

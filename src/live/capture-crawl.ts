@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { decodeHtmlEntities } from '../domain/html-entities.js';
 import { type ApiTarget, LiveStop } from './api-target.js';
@@ -14,6 +14,21 @@ import { Redactor } from './redact.js';
  */
 
 const PAGE = 100;
+
+/**
+ * The list-row fields kept, beside the texts (label, description, customId, redacted): what
+ * `captureToFixtures` makes the fixture set of. Any other field is left out from the first write.
+ */
+const KEPT_ROW_FIELDS = [
+  'id',
+  'organization_id',
+  'client_id',
+  'templateId',
+  'templateName',
+  'type',
+  'accessible',
+  'last_modified',
+] as const;
 
 export type ProgressLine =
   | { kind: 'start'; host: string; redact: boolean; salt: string }
@@ -102,9 +117,13 @@ export async function crawl(api: ApiTarget, options: CrawlOptions): Promise<Craw
     if (options.signal.aborted) throw new Interrupted('interrupted');
   };
 
-  /** Every row of a paged list. */
+  /**
+   * Every row of a paged list. A page whose rows repeat an earlier page's (a tenant or gateway
+   * that ignores pageNum) stops the crawl: paging on would only fetch the same rows again.
+   */
   const pages = async (path: string, query: string): Promise<Row[]> => {
     const rows: Row[] = [];
+    const seen = new Map<string, number>();
     let firstCount: number | undefined;
     for (let page = 1; page <= 9999; page += 1) {
       check();
@@ -116,6 +135,16 @@ export async function crawl(api: ApiTarget, options: CrawlOptions): Promise<Craw
           `GET ${path} answered ${answer.status}; the capture stops here (resume later)`,
         );
       }
+      const digest = got.length === 0 ? '' : createHash('sha256').update(JSON.stringify(got)).digest('hex');
+      const earlier = seen.get(digest);
+      if (earlier !== undefined) {
+        throw new LiveStop(
+          'answer',
+          `GET ${path} answered page ${page} with the same ${got.length} rows as page ${earlier}: ` +
+            `${api.host} does not page by pageNum, so the capture stops here rather than read those rows again`,
+        );
+      }
+      if (digest !== '') seen.set(digest, page);
       rows.push(...got);
       firstCount ??= got.length;
       if (got.length === 0 || got.length < firstCount) break;
@@ -136,14 +165,17 @@ export async function crawl(api: ApiTarget, options: CrawlOptions): Promise<Craw
     const clientId = Number(client.id);
     if (crawled.documents.has(clientId)) continue;
     options.onStep?.(`crawling documents of client ${index + 1}/${crawled.clients.length}`);
+    // Only the fields the fixture set is made of are kept (captureToFixtures): a field the list
+    // rows hold beyond them (a door code, an e-mail address) never reaches the progress file.
     const rows = (await pages('/api/v2/documents', `clientId=${clientId}&orderBy=id&orderDir=asc&`)).map(
       (r) => {
-        const { clientName: _derived, ...row } = r;
+        const row: Row = {};
+        for (const key of KEPT_ROW_FIELDS) if (Object.hasOwn(r, key)) row[key] = r[key];
         return {
           ...row,
-          label: text(row.label),
-          description: text(row.description),
-          customId: text(row.customId),
+          label: text(r.label),
+          description: text(r.description),
+          customId: text(r.customId),
         };
       },
     );

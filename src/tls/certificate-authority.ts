@@ -14,6 +14,7 @@ import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ConfigError, type Options } from '../config.js';
+import { nameConstraintsDer, permitsAll, permittedIn, permittedOf } from './name-constraints.js';
 
 /**
  * The local certificate authority: generated on first start into `tlsDir` and kept there (its key
@@ -39,6 +40,11 @@ export interface CertificateAuthority {
   readonly dir: string | undefined;
   readonly cert: X509Certificate;
   readonly key: KeyObject;
+  /**
+   * Why a CA kept in `tlsDir` vouches for more than it should (no name constraints: made before
+   * they were), or not for every TLS host (its constraints leave some out); logged at start.
+   */
+  readonly warning?: string;
 }
 
 /** The key and certificate of one server identity, PEM. */
@@ -127,11 +133,16 @@ function writeKeyFile(path: string, pem: string): void {
 }
 
 /**
- * Opens the CA: the supplied one (`tlsCaCert` + `tlsCaKey`), else `ca.pem` and `ca-key.pem` in
- * `tlsDir`, generated there when neither exists. Bad configuration is a ConfigError naming the
- * option (the CLI exits 2 with it).
+ * Opens the CA: the supplied one (`tlsCaCert` + `tlsCaKey`, used as given), else `ca.pem` and
+ * `ca-key.pem` in `tlsDir`, generated there when neither exists, with name constraints that let
+ * it vouch only for `hosts` (the TLS host entries). A kept CA is used as it is, trust in it being
+ * set up already; `warning` says when its constraints are missing or leave a host out. Bad
+ * configuration is a ConfigError naming the option (the CLI exits 2 with it).
  */
-export async function openCertificateAuthority(options: TlsOptions): Promise<CertificateAuthority> {
+export async function openCertificateAuthority(
+  options: TlsOptions,
+  hosts: readonly string[] = [],
+): Promise<CertificateAuthority> {
   const dir = options.tlsDir ?? defaultTlsDir();
   if ((options.tlsCaCert === undefined) !== (options.tlsCaKey === undefined)) {
     throw new ConfigError(
@@ -167,7 +178,15 @@ export async function openCertificateAuthority(options: TlsOptions): Promise<Cer
         key: `--tls-dir (TLS_DIR) ${keyPath}`,
       },
     );
-    return { ...checked, certPem: checked.cert.toString(), certPath, generated: false, dir };
+    const warning = keptCaWarning(checked.cert, certPath, dir, hosts);
+    return {
+      ...checked,
+      certPem: checked.cert.toString(),
+      certPath,
+      generated: false,
+      dir,
+      ...(warning === undefined ? {} : { warning }),
+    };
   }
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -177,7 +196,7 @@ export async function openCertificateAuthority(options: TlsOptions): Promise<Cer
     );
   }
   const key = await newRsaKey();
-  const certPem = await selfSignedCa(key);
+  const certPem = await selfSignedCa(key, hosts);
   try {
     writeKeyFile(keyPath, pemOfKey(key));
     writeFileSync(certPath, certPem, { flag: 'wx' });
@@ -187,6 +206,24 @@ export async function openCertificateAuthority(options: TlsOptions): Promise<Cer
     );
   }
   return { cert: new X509Certificate(certPem), key, certPem, certPath, generated: true, dir };
+}
+
+/** What is wrong with a kept CA's name constraints for `hosts`, if anything. */
+function keptCaWarning(
+  cert: X509Certificate,
+  certPath: string,
+  dir: string,
+  hosts: readonly string[],
+): string | undefined {
+  const permitted = permittedIn(cert.raw);
+  const remedy = `remove ca.pem and ca-key.pem from ${dir} to have a CA made that vouches for the TLS hosts only, then trust the new one`;
+  if (permitted === undefined) {
+    return `the CA kept in ${certPath} has no name constraints, so a client that trusts it accepts a certificate it signs for any site; ${remedy}`;
+  }
+  if (!permitsAll(permitted, hosts)) {
+    return `the CA kept in ${certPath} may vouch only for ${permitted.map((p) => ('dns' in p ? p.dns : p.ip)).join(', ')}; clients that check name constraints refuse the certificates of the other TLS hosts (${hosts.join(', ')}); ${remedy}`;
+  }
+  return undefined;
 }
 
 function writableDir(dir: string): string | undefined {
@@ -232,7 +269,7 @@ function signedPem(forge: Forge, cert: ForgeCertificate, key: KeyObject): string
 const forgePublicKey = (forge: Forge, key: KeyObject) =>
   forge.pki.publicKeyFromPem(createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString());
 
-async function selfSignedCa(key: KeyObject): Promise<string> {
+async function selfSignedCa(key: KeyObject, hosts: readonly string[]): Promise<string> {
   const forge = await loadForge();
   const cert = forge.pki.createCertificate();
   cert.publicKey = forgePublicKey(forge, key);
@@ -252,6 +289,16 @@ async function selfSignedCa(key: KeyObject): Promise<string> {
     { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
     { name: 'subjectKeyIdentifier' },
+    // It may vouch only for the TLS hosts (RFC 5280 says critical).
+    ...(hosts.length === 0
+      ? []
+      : [
+          {
+            id: '2.5.29.30',
+            critical: true,
+            value: nameConstraintsDer(permittedOf(hosts)).toString('binary'),
+          },
+        ]),
   ]);
   return signedPem(forge, cert, key);
 }

@@ -46,7 +46,7 @@ export class ServerCertificates {
   ): Promise<ServerCertificates> {
     const hosts = parseTlsHosts(options.tlsHosts);
     const made = serverKeyInTheMaking(options);
-    const ca = await openCertificateAuthority(options);
+    const ca = await openCertificateAuthority(options, hosts.entries);
     const serverKey = await openServerKey(ca, made);
     const main = await openServerCertificate(ca, serverKey, hosts.entries);
     return new ServerCertificates(ca, hosts, serverKey, main);

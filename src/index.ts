@@ -17,6 +17,7 @@ import {
   type InstanceControls,
   sessionDataset,
 } from './harness/instance-controls.js';
+import { RunReports } from './harness/run-reports.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
 import { StateFile } from './harness/state-file.js';
 import { createApp, serverClasses } from './http/app.js';
@@ -46,6 +47,11 @@ export { computeHash } from './domain/tokens.js';
 export type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS, type Violation } from './errors.js';
 export { BEHAVIOURS, type Behaviour } from './harness/behaviours.js';
+export type {
+  ExpectedViolationInput,
+  ExpectedViolationView,
+  UnmetExpectation,
+} from './harness/expected-violations.js';
 export type { FaultInput, FaultView } from './harness/faults.js';
 export type { InstanceControls } from './harness/instance-controls.js';
 export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
@@ -69,6 +75,11 @@ export interface SessionOptions {
   expires?: boolean;
   /** `own`: API keys of its own, which reach the session at the root URL too; `fixtures` (default): the set's keys. */
   keys?: 'fixtures' | 'own';
+  /**
+   * A run label: the root's `report({ run })` reports every session of the run together, those
+   * already deleted included (1-128 characters of letters, digits and `._:@/-`).
+   */
+  run?: string;
 }
 
 /** An isolated session of a MockServer, with the same controls as the server's root instance. */
@@ -157,7 +168,11 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   // One budget for everything clients make this server hold, root and sessions alike.
   const memory = serverMemory(new MemoryBudget(options));
   const root = createInstance(undefined, dataset, options, settings, memory);
+  const operationIds = clientOperationIds(spec.document);
+  // Sessions labelled with a run leave their reports to it when they end (within the budget).
+  const runs = new RunReports({ operationIds, findingsLimit: options.journalLimit, budget: memory.budget });
   const sessions = new SessionRegistry({
+    runs,
     maxSessions: options.maxSessions,
     idleSeconds: options.sessionIdleSeconds,
     // Sessions start from the configured settings, whatever the root's were changed to since.
@@ -166,7 +181,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const validators = createOperationValidators(spec.document);
   const checks: ControlChecks = {
     faultInput: validators.jsonBody('createFault') as ControlChecks['faultInput'],
-    operationIds: clientOperationIds(spec.document),
+    expectedViolationInput: validators.jsonBody('createExpectedViolation') as NonNullable<
+      ControlChecks['expectedViolationInput']
+    >,
+    operationIds,
   };
   // HTTPS: the CA and server certificates, opened before anything listens, so bad TLS options
   // stop the start (ConfigError naming the option).
@@ -271,7 +289,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   };
 
   const mock: MockServer = {
-    ...controlsOf(root, checks, memory.budget),
+    ...controlsOf(root, { ...checks, runs }, memory.budget),
     app,
     options,
     root,
@@ -322,6 +340,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
         ownFixtures: fixtures !== undefined,
         expires: creation.expires,
         ownKeys: creation.keys === 'own',
+        run: creation.run,
       });
       const path = sessionPath(created.id);
       return {

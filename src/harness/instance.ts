@@ -4,9 +4,11 @@ import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
 import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
 import { Coverage } from './coverage.js';
+import { ExpectedViolations } from './expected-violations.js';
 import { FaultList } from './faults.js';
 import { Journal, type JournalLimits, JournalPool } from './journal.js';
 import type { OwnKeys } from './own-keys.js';
+import { VerdictTally } from './verdict-tally.js';
 
 /** What the instances of one server share: its memory budget, and the pool of their journals. */
 export interface ServerMemory {
@@ -31,6 +33,10 @@ export class Instance {
   readonly faults: FaultList;
   /** What the instance's reports read: counts per operation and behaviour, findings (survives reset). */
   readonly coverage: Coverage;
+  /** The violations the suite declared it will provoke (cleared by reset and fixture loads). */
+  readonly expectations = new ExpectedViolations();
+  /** The report's exact counts and the unmet declarations a reset discarded (survives reset). */
+  readonly verdict: VerdictTally;
   /**
    * The JSON texts of the frozen objects answered most recently (list rows, details read; 10,000
    * texts, 16 MiB at most): the sender renders them without serialising the same object again.
@@ -54,6 +60,7 @@ export class Instance {
     this.journal = new Journal(journal, memory?.journals);
     this.faults = new FaultList();
     this.coverage = new Coverage(journal.entries);
+    this.verdict = new VerdictTally(journal.entries, memory?.budget);
   }
 
   /**
@@ -82,13 +89,30 @@ export class Instance {
     this.fake.dispose();
     this.journal.dispose();
     this.faults.clear();
+    this.expectations.clear();
+    this.verdict.clear();
   }
 
-  /** Back to the reset point: state, tokens and clock (the Fake), journal and faults. Settings stay. */
+  /** Forgets what the report holds (`DELETE /__admin/report`): coverage and verdict counts. */
+  clearReport(): void {
+    this.coverage.clear();
+    this.verdict.clear();
+  }
+
+  /** Clears the declared violations; the unmet ones stay in the report as failures. */
+  #discardExpectations(): void {
+    this.verdict.discard(this.expectations.clear());
+  }
+
+  /**
+   * Back to the reset point: state, tokens and clock (the Fake), journal, faults and declared
+   * violations. Settings stay.
+   */
   reset(): void {
     this.fake.reset();
     this.journal.clear();
     this.faults.clear();
+    this.#discardExpectations();
   }
 
   /**
@@ -101,6 +125,7 @@ export class Instance {
     this.fake.load(this.ownKeys ? this.ownKeys.apply(dataset) : dataset);
     this.journal.clear();
     this.faults.clear();
+    this.#discardExpectations();
   }
 }
 

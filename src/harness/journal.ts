@@ -3,6 +3,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Violation } from '../errors.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
+import { hasUnexpected, unexpectedOf } from './expected-violations.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
 import { pathMatcher } from './path-pattern.js';
 
@@ -246,7 +247,10 @@ export class Journal {
   readonly limits: JournalLimits;
   readonly #entries: BoundedList<JournalEntry>;
   readonly #byId = new Map<number, JournalEntry>();
-  /** The violating entries, kept apart so a violation outlives busy stretches of valid traffic. */
+  /**
+   * The violating entries (with violations the suite did not declare), kept apart so a violation
+   * outlives busy stretches of valid traffic.
+   */
   readonly #violating: BoundedList<JournalEntry>;
   /** The entries with notices, kept apart for the same reason. */
   readonly #noticed: BoundedList<JournalEntry>;
@@ -281,7 +285,7 @@ export class Journal {
     this.#pool?.budget.add('journals', entry.weight);
     const dropped = this.#entries.push(entry);
     if (dropped) this.#drop(dropped);
-    if (entry.violations.length > 0) this.#unlist(this.#violating.push(entry));
+    if (hasUnexpected(entry.violations)) this.#unlist(this.#violating.push(entry));
     if (entry.notices.length > 0) this.#unlist(this.#noticed.push(entry));
     while (this.#bytes > this.limits.bytes && this.dropOldest()) {}
     this.#pool?.trim();
@@ -344,7 +348,7 @@ export class Journal {
     this.#byId.delete(entry.id);
     this.#bytes -= entry.weight;
     this.#pool?.budget.release('journals', entry.weight);
-    const lists = (entry.violations.length > 0 ? 1 : 0) + (entry.notices.length > 0 ? 1 : 0);
+    const lists = (hasUnexpected(entry.violations) ? 1 : 0) + (entry.notices.length > 0 ? 1 : 0);
     if (lists > 0) {
       if (entry.body) entry.body = slimBody(entry.body);
       if (entry.response) entry.response = slimBody(entry.response);
@@ -359,9 +363,9 @@ export class Journal {
   /** Adds violations found after the entry was recorded (response checks). */
   addViolations(entry: JournalEntry, violations: Violation[]): void {
     if (violations.length === 0) return;
-    const first = entry.violations.length === 0;
+    const first = !hasUnexpected(entry.violations);
     entry.violations.push(...violations);
-    if (!first) return;
+    if (!first || !hasUnexpected(entry.violations)) return;
     const lists = this.#retained.get(entry);
     if (lists !== undefined) this.#retained.set(entry, lists + 1);
     this.#unlist(this.#violating.push(entry));
@@ -413,7 +417,7 @@ export class Journal {
     return this.#violating
       .values()
       .filter((e) => !this.#evicted.has(e))
-      .map((e) => ({ ...findingBase(e), violations: e.violations }));
+      .map((e) => ({ ...findingBase(e), violations: unexpectedOf(e.violations) }));
   }
 
   notices(): NoticeRecord[] {

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { ReportBuilder as CtrfReportBuilder, Test } from 'ctrf';
 import type { Builder } from 'junit-report-builder';
 import type { FindingRecord } from './coverage.js';
+import { describeExpectation } from './no-violations.js';
 import type { Report, ReportFormat } from './report.js';
 
 /**
@@ -39,9 +40,42 @@ interface Case {
 }
 
 const OTHER_SUITE = 'outside the operations';
+const EXPECTATIONS_SUITE = 'expected violations';
 
 function requestLine(f: FindingRecord): string {
-  return `#${f.requestId} ${f.method} ${f.path} -> ${f.status ?? 'no answer'}`;
+  const where = f.session === undefined ? '' : ` (session ${f.session})`;
+  return `#${f.requestId} ${f.method} ${f.path} -> ${f.status ?? 'no answer'}${where}`;
+}
+
+/** The cases of the declarations: each expected violation passes, each one never met fails. */
+function expectationCases(
+  report: Report,
+  suiteOf: (f: FindingRecord) => string,
+): { expected: Case[]; unmet: Case[] } {
+  const expected: Case[] = [];
+  const unmet: Case[] = [];
+  for (const f of report.expectedViolations)
+    for (const v of f.violations)
+      expected.push({
+        suite: suiteOf(f),
+        name: `expected violation ${requestLine(f)}: ${v.location}`,
+        status: 'passed',
+        message: `declared beforehand: ${v.location}: ${v.message}`,
+        detail: [requestLine(f), ...f.violations.map((w) => `  ${w.location}: ${w.message} (expected)`)].join(
+          '\n',
+        ),
+      });
+  for (const u of report.unmetExpectations) {
+    const where = u.session === undefined ? '' : ` (session ${u.session})`;
+    unmet.push({
+      suite: EXPECTATIONS_SUITE,
+      name: `expected a violation that never came: ${describeExpectation(u)}${where}`,
+      status: 'failed',
+      message: `expected a violation that never came: ${describeExpectation(u)}, met ${u.met} of ${u.times} times`,
+      detail: `declaration ${u.id}: ${describeExpectation(u)}, times ${u.times}, met ${u.met}`,
+    });
+  }
+  return { expected, unmet };
 }
 
 function casesOf(report: Report): Case[] {
@@ -51,6 +85,7 @@ function casesOf(report: Report): Case[] {
     f.operationId && report.operations.some((o) => o.operationId === f.operationId)
       ? f.operationId
       : OTHER_SUITE;
+  const declared = expectationCases(report, suiteOf);
   for (const suite of suites) {
     const violating = report.violations.filter((f) => suiteOf(f) === suite);
     const noticed = report.notices.filter((f) => suiteOf(f) === suite);
@@ -76,6 +111,7 @@ function casesOf(report: Report): Case[] {
         });
       }
     }
+    cases.push(...declared.expected.filter((c) => c.suite === suite));
     if (violating.length === 0 && suite !== OTHER_SUITE) {
       const count = report.operations.find((o) => o.operationId === suite)?.count ?? 0;
       cases.push({
@@ -86,6 +122,7 @@ function casesOf(report: Report): Case[] {
       });
     }
   }
+  cases.push(...declared.unmet);
   for (const b of report.behaviours) {
     const gap = report.neverExercised.find((n) => n.id === b.id);
     cases.push({
@@ -109,7 +146,13 @@ function renderJunit(report: Report): string {
       suites.set(c.suite, suite);
     }
     const test = suite.testCase().className(`${TOOL_NAME}.${c.suite}`).name(c.name).time(0);
-    if (c.status === 'failed') test.failure(c.message, 'contract violation').stacktrace(c.detail);
+    if (c.status === 'failed')
+      test
+        .failure(
+          c.message,
+          c.suite === EXPECTATIONS_SUITE ? 'expected violation never came' : 'contract violation',
+        )
+        .stacktrace(c.detail);
     else if (c.status === 'skipped')
       test.skipped().standardOutput([c.message, c.detail].filter(Boolean).join('\n'));
     else if (c.detail) test.standardOutput(c.detail);
@@ -143,12 +186,18 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n
 function renderMarkdown(report: Report): string {
   const { coverage, requests } = report;
   const lines: string[] = [`## Passportal fake: ${report.instance}`, ''];
-  const verdict =
-    report.violations.length === 0
+  const { summary } = report;
+  const verdicts = [
+    summary.violatingRequests === 0
       ? '✅ no contract violations'
-      : `❌ ${plural(report.violations.length, 'request')} broke the contract`;
+      : `❌ ${plural(summary.violatingRequests, 'request')} broke the contract`,
+  ];
+  if (summary.unmetExpectations > 0)
+    verdicts.push(`❌ ${plural(summary.unmetExpectations, 'expected violation')} never came`);
+  if (summary.expectedViolations > 0)
+    verdicts.push(`${plural(summary.expectedViolations, 'request')} with expected violations`);
   lines.push(
-    `${verdict}; ${plural(report.notices.length, 'request')} with notices; ` +
+    `${verdicts.join('; ')}; ${plural(summary.requestsWithNotices, 'request')} with notices; ` +
       `behaviours exercised: **${coverage.behaviours.exercised}/${coverage.behaviours.total} (${coverage.behaviours.percent}%)**; ` +
       `operations: ${coverage.operations.exercised}/${coverage.operations.total}.`,
     '',
@@ -161,6 +210,26 @@ function renderMarkdown(report: Report): string {
   if (report.violations.length > 0) {
     lines.push('### Violations', '', '| request | location | message |', '|---|---|---|');
     for (const f of report.violations)
+      for (const v of f.violations)
+        lines.push(`| ${cell(requestLine(f))} | ${cell(v.location)} | ${cell(v.message)} |`);
+    lines.push('');
+  }
+  if (report.unmetExpectations.length > 0) {
+    lines.push('### Expected violations that never came', '', '| declared | times | met |', '|---|---|---|');
+    for (const u of report.unmetExpectations) {
+      const where = u.session === undefined ? '' : ` (session ${u.session})`;
+      lines.push(`| ${cell(describeExpectation(u) + where)} | ${u.times} | ${u.met} |`);
+    }
+    lines.push('');
+  }
+  if (report.expectedViolations.length > 0) {
+    lines.push(
+      '### Expected violations (declared beforehand)',
+      '',
+      '| request | location | message |',
+      '|---|---|---|',
+    );
+    for (const f of report.expectedViolations)
       for (const v of f.violations)
         lines.push(`| ${cell(requestLine(f))} | ${cell(v.location)} | ${cell(v.message)} |`);
     lines.push('');

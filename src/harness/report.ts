@@ -1,6 +1,8 @@
 import { BEHAVIOURS, type Behaviour, type BehaviourGroup } from './behaviours.js';
 import type { FindingRecord } from './coverage.js';
+import type { UnmetExpectation } from './expected-violations.js';
 import type { Instance } from './instance.js';
+import { type ReportSummary, splitFindings } from './verdict-tally.js';
 
 /**
  * The verdict of one instance (the root or a session: each holds only its own requests) after a
@@ -48,8 +50,14 @@ export interface Report {
   };
   /** Findings no longer listed: the report keeps as many as the journal's entry limit. */
   findingsDropped: number;
-  /** The requests that broke the contract, oldest first. */
+  /** The exact counts the verdict is read from (never the length of a bounded list). */
+  summary: ReportSummary;
+  /** The requests that broke the contract, oldest first (undeclared violations only). */
   violations: FindingRecord[];
+  /** The requests whose violations the suite declared beforehand, oldest first (not failures). */
+  expectedViolations: FindingRecord[];
+  /** Declarations never met: a violation the suite expected never came (failures). */
+  unmetExpectations: UnmetExpectation[];
   /** The requests that relied on something the documentation does not promise. */
   notices: FindingRecord[];
   operations: { operationId: string; count: number }[];
@@ -68,7 +76,9 @@ export interface Report {
  * are not the client's), listed exercised or not.
  */
 export function buildReport(instance: Instance, operationIds: readonly string[]): Report {
-  const { coverage, journal } = instance;
+  const { coverage, journal, verdict } = instance;
+  const findings = splitFindings(coverage.violations());
+  const stillUnmet = instance.expectations.unmet();
   const first = coverage.firstRequestId;
   const held = first === undefined ? 0 : journal.list({ since: first - 1 }).length;
   const behaviours: BehaviourCoverage[] = BEHAVIOURS.map((b) => {
@@ -97,7 +107,15 @@ export function buildReport(instance: Instance, operationIds: readonly string[])
     since: new Date(coverage.since).toISOString(),
     requests: { total: coverage.requests, held, noLongerHeld: coverage.requests - held },
     findingsDropped: coverage.findingsDropped,
-    violations: coverage.violations(),
+    summary: {
+      violatingRequests: verdict.violatingRequests,
+      requestsWithNotices: verdict.requestsWithNotices,
+      expectedViolations: verdict.expectedViolations,
+      unmetExpectations: verdict.unmetDiscarded + stillUnmet.length,
+    },
+    violations: findings.violations,
+    expectedViolations: findings.expected,
+    unmetExpectations: [...verdict.unmet(), ...stillUnmet],
     notices: coverage.notices(),
     operations,
     behaviours,

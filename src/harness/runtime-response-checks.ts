@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createResponseChecker, type ResponseChecker } from '../contract/response-validator.js';
 import type { OpenApiDocument } from '../contract/spec-document.js';
 import type { Violation } from '../errors.js';
+import { hasUnexpected } from './expected-violations.js';
 import type { Instance } from './instance.js';
 import type { JournalEntry } from './journal.js';
 
@@ -65,7 +66,9 @@ export class ResponseChecks {
             `response breaks the contract: ${violation.location} ${violation.message}`,
           );
         }
+        const wasViolating = hasUnexpected(entry.violations);
         instance.journal.addViolations(entry, violations);
+        instance.verdict.violationsAdded(entry, wasViolating);
       })
       .catch((error: unknown) => {
         this.#logger.error({ err: error, operationId }, 'response check failed');

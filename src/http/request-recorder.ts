@@ -50,7 +50,10 @@ function record(res: Response, completed: boolean): void {
   const { validateResponses } = instance.fake.settings;
   // Shared empty lists are frozen: response checks add to the entry's list later (and the report
   // shares it), so it gets its own then.
-  const violations = outside ? emptyList<Violation>() : violationsOf(error);
+  // Those the suite declared beforehand are marked expected (a new list when any is).
+  const violations = outside
+    ? emptyList<Violation>()
+    : instance.expectations.mark(req.method, state.path, violationsOf(error));
   const entry = journal.record({
     arrivedAt: started.arrivedAt,
     scheme: state.scheme ?? (isTls(req.socket) ? 'https' : 'http'),
@@ -91,6 +94,7 @@ function record(res: Response, completed: boolean): void {
   });
   const { operationId } = state;
   instance.coverage.record(entry, validateResponses);
+  instance.verdict.record(entry);
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && validateResponses) {
     const { response } = state;

@@ -13,7 +13,7 @@ import { loadSpec } from '../../src/contract/spec-document.js';
 import type { Report } from '../../src/harness/report.js';
 import { ContractViolationError, type MockServer } from '../../src/index.js';
 import { reportCommand } from '../support/report-command.js';
-import { createTestServer, type TestServer, textEntry } from '../support/test-server.js';
+import { createTestServer, SMALL_SET, type TestServer, textEntry } from '../support/test-server.js';
 
 /**
  * A suite that tests its client's handling of a 400 provokes it on purpose: it declares the
@@ -321,7 +321,7 @@ describe('declarations over the admin API', () => {
     a.reset();
     expect(a.expectedViolations()).toEqual([]);
     mock.expectViolation({ path: '/x' });
-    await mock.load(mock.state());
+    await mock.load(SMALL_SET);
     expect(mock.expectedViolations()).toEqual([]);
     mock.clearReport();
   });

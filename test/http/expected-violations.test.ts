@@ -11,7 +11,7 @@ import { createAdminClient } from '../../src/client/admin-client.js';
 import { ADMIN_TAG, listOperations } from '../../src/contract/operations.js';
 import { loadSpec } from '../../src/contract/spec-document.js';
 import type { Report } from '../../src/harness/report.js';
-import { ContractViolationError, type MockServer } from '../../src/index.js';
+import { ContractViolationError, fakeMatchers, type MockServer } from '../../src/index.js';
 import { reportCommand } from '../support/report-command.js';
 import { createTestServer, SMALL_SET, type TestServer, textEntry } from '../support/test-server.js';
 
@@ -203,8 +203,11 @@ describe('a suite that provokes a violation on purpose', () => {
     expect((thrown as Error).message).toContain(
       'POST /api/v2/documents at body/0/templateUid: met 0 of 1 times',
     );
-    // The programmatic API says the same.
+    // The programmatic API and the test framework's matcher say the same.
     await expect(session.expectNoViolations()).rejects.toThrow(/expected a violation that never came/);
+    const matched = await fakeMatchers.toHaveNoViolations(admin);
+    expect(matched.pass).toBe(false);
+    expect(matched.message()).toContain('POST /api/v2/documents at body/0/templateUid: met 0 of 1 times');
     // The next test's reset clears the declaration; the report keeps it as a failure.
     await admin.reset();
     expect(await admin.expectedViolations()).toEqual([]);

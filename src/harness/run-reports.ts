@@ -13,8 +13,9 @@ import { combineParts, partOf, type RunPart, reportOfRun } from './run-part.js';
  * report (counts, coverage, findings) is folded into its run's record, which stays until the
  * run's report is cleared (`DELETE /__admin/report?run=<label>`).
  *
- * Bounds (docs/reports.md): the records count against the memory budget as journal data, and
- * all runs' records together hold at most a quarter of the journals' share; past it, the oldest
+ * Bounds (docs/reports.md): the records count against the memory budget as journal data (the
+ * journals make room for them), and all runs' records together hold at most a quarter of the
+ * journals' share; past it, the oldest
  * findings of the run used longest ago are dropped first (the report says how many; its counts
  * stay exact, as counts are kept apart from the lists). At most `MAX_KEPT_RUNS` runs are kept:
  * past it, the run used longest ago that has no live session is forgotten whole.
@@ -181,7 +182,9 @@ export class RunReports {
     const budget = this.#options.budget;
     if (budget === undefined) return;
     const bound = Math.floor(budget.limit('journals') * KEPT_RECORDS_SHARE);
-    const over = () => this.#bytes > bound || budget.excess('journals') > 0;
+    // Within their bound, the journals' pool makes room for them by trimming journals (oldest
+    // entries of the largest journal first) on the next request.
+    const over = () => this.#bytes > bound;
     if (!over()) return;
     const runs = [...this.#runs.values()].sort((a, b) => a.touched - b.touched);
     for (const run of runs) {

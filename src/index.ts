@@ -19,6 +19,7 @@ import {
   type InstanceControls,
   sessionDataset,
 } from './harness/instance-controls.js';
+import { RunReports } from './harness/run-reports.js';
 import { applyScenarioFiles } from './harness/scenario-files.js';
 import { stepChecksOf } from './harness/scenario-steps.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
@@ -50,6 +51,11 @@ export { computeHash } from './domain/tokens.js';
 export type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS, type Violation } from './errors.js';
 export { BEHAVIOURS, type Behaviour } from './harness/behaviours.js';
+export type {
+  ExpectedViolationInput,
+  ExpectedViolationView,
+  UnmetExpectation,
+} from './harness/expected-violations.js';
 export type { FaultInput, FaultView } from './harness/faults.js';
 export type { InstanceControls } from './harness/instance-controls.js';
 export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
@@ -73,6 +79,11 @@ export interface SessionOptions {
   expires?: boolean;
   /** `own`: API keys of its own, which reach the session at the root URL too; `fixtures` (default): the set's keys. */
   keys?: 'fixtures' | 'own';
+  /**
+   * A run label: the root's `report({ run })` reports every session of the run together, those
+   * already deleted included (1-128 characters of letters, digits and `._:@/-`).
+   */
+  run?: string;
 }
 
 /** An isolated session of a MockServer, with the same controls as the server's root instance. */
@@ -161,7 +172,11 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   // One budget for everything clients make this server hold, root and sessions alike.
   const memory = serverMemory(new MemoryBudget(options));
   const root = createInstance(undefined, dataset, options, settings, memory);
+  const operationIds = clientOperationIds(spec.document);
+  // Sessions labelled with a run leave their reports to it when they end (within the budget).
+  const runs = new RunReports({ operationIds, findingsLimit: options.journalLimit, budget: memory.budget });
   const sessions = new SessionRegistry({
+    runs,
     maxSessions: options.maxSessions,
     idleSeconds: options.sessionIdleSeconds,
     // Sessions start from the configured settings, whatever the root's were changed to since.
@@ -171,7 +186,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const checks: ControlChecks = {
     ...stepChecksOf(validators),
     scenarioInput: validators.jsonBody('applyScenario') as ControlChecks['scenarioInput'],
-    operationIds: clientOperationIds(spec.document),
+    expectedViolationInput: validators.jsonBody('createExpectedViolation') as NonNullable<
+      ControlChecks['expectedViolationInput']
+    >,
+    operationIds,
   };
   if (options.scenario !== undefined) applyScenarioFiles(options.scenario, root, checks);
   const fixturesPath = typeof fixtures === 'string' ? fixtures : options.fixtures;
@@ -283,7 +301,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   };
 
   const mock: MockServer = {
-    ...controlsOf(root, checks, memory.budget),
+    ...controlsOf(root, { ...checks, runs }, memory.budget),
     app,
     options,
     root,
@@ -347,6 +365,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
         ownFixtures: fixtures !== undefined,
         expires: creation.expires,
         ownKeys: creation.keys === 'own',
+        run: creation.run,
       });
       const path = sessionPath(created.id);
       return {

@@ -42,6 +42,16 @@ export class DocumentsClient {
     }
   }
 
+  /** Replaces details of a document; throws on an error answer, with its status first. */
+  async updateDetails(id: number, details: Record<string, unknown>): Promise<void> {
+    const res = await fetch(\`\${this.baseUrl}/api/v2/documents/\${id}\`, {
+      method: 'PATCH',
+      headers: { 'x-access-token': await this.accessToken(), 'content-type': 'application/json' },
+      body: JSON.stringify(details),
+    });
+    if (!res.ok) throw new Error(\`\${res.status} \${await res.text()}\`);
+  }
+
   private async read(id: number): Promise<{ id: number }> {
     const res = await fetch(\`\${this.baseUrl}/api/v2/documents/\${id}\`, {
       headers: { 'x-access-token': await this.accessToken() },
@@ -235,13 +245,21 @@ describe("the README's example suites", () => {
     const block = readFileSync(join(SCRATCH, 'test/documents.test.ts'), 'utf8');
     expect(block).toContain('beforeEach(() => session.admin.reset())');
     expect(block).toContain('afterEach(() => session.admin.expectNoViolations())');
-    expect(await runSuite('test/documents.test.ts')).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(await runSuite('test/documents.test.ts')).toMatch(/Tests\s+3 passed \(3\)/);
     expect(mock.sessions.size).toBe(0);
+    // The run's report outlives the deleted session: the declared violation passes its gate.
+    const report = await mock.report({ run: 'local' });
+    expect(report.summary).toMatchObject({
+      violatingRequests: 0,
+      expectedViolations: 1,
+      unmetExpectations: 0,
+    });
+    mock.clearReport({ run: 'local' });
   }, 120_000);
 
   it('one session per suite: fails when the first test breaks the contract, and still deletes its session', async () => {
     const output = await runFailingSuite('test/documents-violating.test.ts');
-    expect(output).toMatch(/Tests\s+1 failed \| 2 passed \(3\)/);
+    expect(output).toMatch(/Tests\s+1 failed \| 3 passed \(4\)/);
     expect(output).toContain('FAIL  test/');
     expect(output).toContain('> lists documents without a token');
     expect(output).toContain('ContractViolationError');

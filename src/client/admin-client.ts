@@ -1,6 +1,7 @@
 import type { Settings } from '../config.js';
 import type { ApiKey, Dataset, FixtureSet } from '../domain/types.js';
 import type { ErrorBody } from '../errors.js';
+import type { ExpectedViolationInput, ExpectedViolationView } from '../harness/expected-violations.js';
 import type { FaultInput, FaultView } from '../harness/faults.js';
 import type { Clock, Health } from '../harness/instance-controls.js';
 import type {
@@ -52,6 +53,8 @@ export interface SessionInfo {
   expires?: boolean;
   /** The IDs of the session's own API keys, when it was created with `keys: 'own'` (never their secrets). */
   ownKeyIds?: string[];
+  /** The run label it was created with. */
+  run?: string;
 }
 
 /** The journal's filters and page (`GET /__admin/requests`). */
@@ -74,17 +77,32 @@ export interface AdminClient {
   notices(): Promise<NoticeRecord[]>;
   /**
    * Throws `ContractViolationError`, listing every violation (request, location, message), when
-   * the journal holds any. Run it in `afterEach`, before the next `reset()` clears the journal.
+   * the journal holds any the test did not declare, and every declared violation that never
+   * came. Run it in `afterEach`, before the next `reset()` clears the journal.
    */
   expectNoViolations(): Promise<void>;
+  /**
+   * Declares a violation the test is about to provoke (method, path, location, each optional;
+   * `times` default 1); answers its id.
+   */
+  expectViolation(expectation?: ExpectedViolationInput): Promise<string>;
+  /** The declarations, with how many violating requests each met. */
+  expectedViolations(): Promise<ExpectedViolationView[]>;
+  /** Withdraws every declaration. */
+  clearExpectedViolations(): Promise<void>;
+  /** Withdraws one declaration. */
+  removeExpectedViolation(id: string): Promise<void>;
   /**
    * The verdict of this fake or session for CI (`GET /__admin/report`): the report object, or the
    * text of `junit`, `ctrf` or `markdown` (docs/reports.md).
    */
   report(): Promise<Report>;
   report(format: Exclude<ReportFormat, 'json'>): Promise<string>;
-  /** Forgets what the report holds (`DELETE /__admin/report`). */
-  clearReport(): Promise<void>;
+  /** The report of a run's sessions together, deleted ones included (at the root URL). */
+  report(query: { run: string; format?: 'json' }): Promise<Report>;
+  report(query: { run: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
+  /** Forgets what the report holds (`DELETE /__admin/report`); with `run`, that run's report. */
+  clearReport(query?: { run: string }): Promise<void>;
   /** Adds a fault; answers its id. */
   addFault(fault: FaultInput): Promise<string>;
   faults(): Promise<FaultView[]>;
@@ -116,6 +134,8 @@ export interface AdminClient {
     fixtures?: FixtureSet;
     expires?: boolean;
     keys?: 'fixtures' | 'own';
+    /** A run label: the root's `report({ run })` reports the run's sessions together. */
+    run?: string;
   }): Promise<SessionInfo & { keys?: ApiKey[]; admin: AdminClient }>;
   sessions(): Promise<SessionInfo[]>;
   deleteSession(id: string): Promise<void>;
@@ -180,14 +200,28 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     violations: async () => (await call<{ violations: ViolationRecord[] }>('GET', '/violations')).violations,
     notices: async () => (await call<{ notices: NoticeRecord[] }>('GET', '/notices')).notices,
     expectNoViolations: async () => {
-      const { violations } = await call<{ violations: ViolationRecord[] }>('GET', '/violations');
-      assertNoViolations(violations, base);
+      const { violations, unmetExpectations } = await call<{
+        violations: ViolationRecord[];
+        unmetExpectations?: ExpectedViolationView[];
+      }>('GET', '/violations');
+      assertNoViolations(violations, base, unmetExpectations ?? []);
     },
-    report: ((format?: ReportFormat) =>
-      format === undefined || format === 'json'
-        ? call<Report>('GET', '/report')
-        : callText('GET', `/report?format=${format}`)) as AdminClient['report'],
-    clearReport: async () => void (await call('DELETE', '/report')),
+    expectViolation: async (expectation = {}) =>
+      (await call<{ id: string }>('POST', '/expected-violations', expectation)).id,
+    expectedViolations: async () =>
+      (await call<{ expectedViolations: ExpectedViolationView[] }>('GET', '/expected-violations'))
+        .expectedViolations,
+    clearExpectedViolations: async () => void (await call('DELETE', '/expected-violations')),
+    removeExpectedViolation: async (id) =>
+      void (await call('DELETE', `/expected-violations/${encodeURIComponent(id)}`)),
+    report: ((query?: ReportFormat | { run: string; format?: ReportFormat }) => {
+      const { format, run } = typeof query === 'object' ? query : { format: query, run: undefined };
+      const search = queryString({ run, format: format === 'json' ? undefined : format });
+      return format === undefined || format === 'json'
+        ? call<Report>('GET', `/report${search}`)
+        : callText('GET', `/report${search}`);
+    }) as AdminClient['report'],
+    clearReport: async (query) => void (await call('DELETE', `/report${queryString(query)}`)),
     addFault: async (fault) => (await call<{ id: string }>('POST', '/faults', fault)).id,
     faults: async () => (await call<{ faults: FaultView[] }>('GET', '/faults')).faults,
     removeFault: async (id) => void (await call('DELETE', `/faults/${encodeURIComponent(id)}`)),

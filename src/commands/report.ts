@@ -1,12 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AdminError, createAdminClient } from '../client/admin-client.js';
+import type { UnmetExpectation } from '../harness/expected-violations.js';
+import { describeExpectation } from '../harness/no-violations.js';
 import { REPORT_FORMATS, type Report, type ReportFormat } from '../harness/report.js';
 import { renderReport } from '../harness/report-formats.js';
 
 /**
  * `passportal-docs-fake report`: the step a CI job runs after its suite. It fetches the report of
- * a running fake or session (`--url`), writes it in a format (`--out FILE`, or standard output)
+ * a running fake or session (`--url`), or of a run's sessions together (`--run`), writes it in a format (`--out FILE`, or standard output)
  * and applies the gates. Exit status: 0 every gate passed; 1 a gate failed (standard error says
  * which); 2 a usage error, or no report could be had (fake unreachable, admin token refused).
  * See docs/reports.md.
@@ -15,15 +17,24 @@ import { renderReport } from '../harness/report-formats.js';
 export const FAIL_ON = ['violations', 'notices', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 
+function describeUnmet(u: UnmetExpectation): string {
+  return `${describeExpectation(u)}${u.session === undefined ? '' : ` (session ${u.session})`} met ${u.met} of ${u.times}`;
+}
+
 /** The gates a report fails, each as one line saying why; empty when it passes. */
 export function failedGates(report: Report, failOn: FailOn, minCoverage: number | undefined): string[] {
   const failed: string[] = [];
-  // Exact counts since the tally began, never the bounded lists.
-  const violations = report.summary.violatingRequests;
-  const notices = report.summary.requestsWithNotices;
+  // Exact counts: the lists may be bounded, the summary never is.
+  const { violatingRequests: violations, requestsWithNotices: notices, unmetExpectations } = report.summary;
   if (failOn !== 'none' && violations > 0) {
     failed.push(
       `--fail-on ${failOn}: ${violations} request${violations === 1 ? '' : 's'} broke the contract`,
+    );
+  }
+  if (failOn !== 'none' && unmetExpectations > 0) {
+    const named = report.unmetExpectations.map(describeUnmet).join('; ');
+    failed.push(
+      `--fail-on ${failOn}: expected a violation that never came (${unmetExpectations} declaration${unmetExpectations === 1 ? '' : 's'}${named === '' ? '' : `: ${named}`})`,
     );
   }
   if (failOn === 'notices' && notices > 0) {
@@ -52,6 +63,10 @@ function buildCommand(): Command {
     .requiredOption('--url <url>', 'the fake or session URL, e.g. http://127.0.0.1:4010 or .../sessions/ci')
     .addOption(
       new Option('--format <format>', 'the report format').choices(REPORT_FORMATS).default('markdown'),
+    )
+    .option(
+      '--run <label>',
+      'the report of every session created with this run label, deleted ones included (--url: the root)',
     )
     .option('--out <file>', 'write the report to this file (standard output otherwise)')
     .addOption(
@@ -84,6 +99,7 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   const opts = command.opts<{
     url: string;
     format: ReportFormat;
+    run?: string;
     out?: string;
     failOn: FailOn;
     minCoverage?: number;
@@ -101,7 +117,7 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   const admin = createAdminClient(url.href, { adminToken: opts.adminToken ?? env.ADMIN_TOKEN ?? undefined });
   let report: Report;
   try {
-    report = await admin.report();
+    report = opts.run === undefined ? await admin.report() : await admin.report({ run: opts.run });
   } catch (error) {
     const why =
       error instanceof AdminError
@@ -127,6 +143,9 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   const { exercised, total, percent } = report.coverage.behaviours;
   process.stderr.write(
     `${report.instance}: ${report.summary.violatingRequests} violating request${report.summary.violatingRequests === 1 ? '' : 's'}, ${report.summary.requestsWithNotices} with notices, ` +
+      (report.summary.expectedViolations > 0
+        ? `${report.summary.expectedViolations} with expected violations, `
+        : '') +
       `behaviours exercised ${exercised}/${total} (${percent}%)${failed.length === 0 ? '; gates passed' : ''}\n`,
   );
   return failed.length === 0 ? 0 : 1;

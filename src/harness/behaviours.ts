@@ -152,6 +152,7 @@ export const ERRORS_NOT_MET: Partial<Record<ErrorKindName, string>> = {
   adminForbidden: 'admin API only',
   sessionNotFound: 'admin API and session prefixes only',
   requestNotFound: 'admin API only',
+  runNotFound: 'admin API only',
   tlsNotEnabled: 'admin API only',
   tooManySessions: 'admin API only',
   proxyHostRefused: 'answered by the proxy before any instance',

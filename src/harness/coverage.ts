@@ -26,6 +26,8 @@ export interface FindingRecord {
   path: string;
   status?: number;
   operationId?: string;
+  /** In a run's report: the session whose request it was. */
+  session?: string;
   /** The journal entry's own lists: violations found later by response checks appear here too. */
   violations: Violation[];
   notices: Notice[];

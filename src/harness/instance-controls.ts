@@ -3,6 +3,7 @@ import { buildDataset, loadFixtureSource } from '../domain/fixtures/load-fixture
 import type { Dataset, FixtureSet } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import type { MemoryBudget, MemoryReport } from '../memory-budget.js';
+import type { ExpectedViolationInput, ExpectedViolationView } from './expected-violations.js';
 import type { FaultInput, FaultView } from './faults.js';
 import type { Instance } from './instance.js';
 import {
@@ -16,6 +17,7 @@ import { assertNoViolations } from './no-violations.js';
 import type { RateLimitInput, RateLimitView } from './rate-limits.js';
 import { buildReport, type Report, type ReportFormat } from './report.js';
 import { renderReport } from './report-formats.js';
+import { clearRunReport, type RunReports, runReport } from './run-reports.js';
 import type { ScenarioInput, ScenarioListing } from './scenarios.js';
 import { mergeSettings } from './settings-input.js';
 
@@ -99,9 +101,22 @@ export interface InstanceControls {
   notices(): Promise<NoticeRecord[]>;
   /**
    * Throws `ContractViolationError`, listing every violation (request, location, message), when
-   * the journal holds any. Run it in `afterEach`, before the next `reset()` clears the journal.
+   * the journal holds any the test did not declare, and every declared violation that never
+   * came. Run it in `afterEach`, before the next `reset()` clears the journal.
    */
   expectNoViolations(): Promise<void>;
+  /**
+   * Declares a violation the test is about to provoke (POST /__admin/expected-violations):
+   * matched by method, path (exact, or a prefix ending in `*`) and location, each optional,
+   * `times` requests (default 1). Answers its id. Throws `ApiError` `invalidBody` for a bad one.
+   */
+  expectViolation(expectation?: ExpectedViolationInput): string;
+  /** The declarations, with how many violating requests each met (GET /__admin/expected-violations). */
+  expectedViolations(): ExpectedViolationView[];
+  /** Withdraws every declaration (DELETE /__admin/expected-violations); none fails. */
+  clearExpectedViolations(): void;
+  /** Withdraws one declaration; false when there is none with that id. */
+  removeExpectedViolation(id: string): boolean;
   /** The fake's time (GET /__admin/clock). */
   clock(): Clock;
   /** Moves the clock by `seconds` (negative goes back); tokens expire accordingly. */
@@ -133,8 +148,17 @@ export interface InstanceControls {
    */
   report(): Promise<Report>;
   report(format: Exclude<ReportFormat, 'json'>): Promise<string>;
-  /** Forgets what the report holds (DELETE /__admin/report); the journal stays. */
-  clearReport(): void;
+  /**
+   * The report of a run (root only, GET /__admin/report?run=): every session created with that
+   * `run` label together, deleted ones included. Throws `ApiError` `runNotFound` for an unknown run.
+   */
+  report(query: { run: string; format?: 'json' }): Promise<Report>;
+  report(query: { run: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
+  /**
+   * Forgets what the report holds (DELETE /__admin/report); the journal stays. With `run` (root
+   * only): forgets that run's report.
+   */
+  clearReport(query?: { run: string }): void;
   /** The run-time settings, after applying `changes` (validated whole; PUT /__admin/settings). */
   settings(changes?: Partial<Settings>): Settings;
 }
@@ -154,6 +178,13 @@ export interface ControlChecks {
   scenarioInput(value: unknown): ScenarioInput;
   /** The vendor operations of the spec, which reports list exercised or not. */
   operationIds: readonly string[];
+  /**
+   * A declared violation, as `POST /__admin/expected-violations` checks its body; throws
+   * `invalidBody`. Without it the input is taken as it is.
+   */
+  expectedViolationInput?(value: unknown): ExpectedViolationInput;
+  /** The server's run reports (the root's controls only). */
+  runs?: RunReports;
 }
 
 /** `memory`: the server's budget, reported by the root's `health()`. */
@@ -187,8 +218,14 @@ export function controlsOf(
       assertNoViolations(
         journal.violations(),
         instance.id === undefined ? undefined : `session ${instance.id}`,
+        instance.expectations.unmet(),
       );
     },
+    expectViolation: (expectation = {}) =>
+      instance.expectations.add(checks.expectedViolationInput?.(expectation) ?? expectation).id,
+    expectedViolations: () => instance.expectations.list(),
+    clearExpectedViolations: () => void instance.expectations.clear(),
+    removeExpectedViolation: (id) => instance.expectations.delete(id),
     clock: () => clockOf(instance),
     advanceClock: (seconds) => fake.clock.advance(seconds),
     setClock: (unixSeconds) => fake.clock.set(unixSeconds),
@@ -204,17 +241,36 @@ export function controlsOf(
     scenarios: () => instance.scenarios.list(),
     applyScenario: (scenario) => instance.scenarios.apply(checks.scenarioInput(scenario), checks),
     clearScenarios: () => instance.scenarios.clear(),
-    report: (async (format?: ReportFormat) => {
-      await journal.settled();
-      const report = buildReport(instance, checks.operationIds);
+    report: (async (query?: ReportFormat | { run: string; format?: ReportFormat }) => {
+      const format = typeof query === 'object' ? query.format : query;
+      let report: Report;
+      if (typeof query === 'object') report = await runReport(runsOf(instance, checks), query.run);
+      else {
+        await journal.settled();
+        report = buildReport(instance, checks.operationIds);
+      }
       return format === undefined || format === 'json' ? report : renderReport(report, format);
     }) as InstanceControls['report'],
-    clearReport: () => instance.coverage.clear(),
+    clearReport: (query) => {
+      if (query === undefined) instance.clearReport();
+      else clearRunReport(runsOf(instance, checks), query.run);
+    },
     settings: (changes) => {
       if (changes !== undefined) fake.settings = mergeSettings(fake.settings, changes);
       return { ...fake.settings };
     },
   };
+}
+
+/** The server's run reports, from the root only (`adminForbidden` from a session). */
+function runsOf(instance: Instance, checks: ControlChecks): RunReports {
+  if (instance.id !== undefined || checks.runs === undefined) {
+    throw new ApiError(
+      'adminForbidden',
+      'Forbidden: a run\u2019s report is the root\u2019s; ask the root URL (/__admin/report?run=...)',
+    );
+  }
+  return checks.runs;
 }
 
 /** For sessions created programmatically: the dataset of `fixtures`, or `fallback` when absent. */

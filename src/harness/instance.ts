@@ -4,12 +4,14 @@ import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
 import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
 import { Coverage } from './coverage.js';
+import { ExpectedViolations } from './expected-violations.js';
 import { FaultList } from './faults.js';
 import { FindingsPool } from './finding-list.js';
 import { Journal, type JournalLimits, JournalPool } from './journal.js';
 import type { OwnKeys } from './own-keys.js';
 import { RateLimitList } from './rate-limits.js';
 import { ScenarioList } from './scenarios.js';
+import { VerdictTally } from './verdict-tally.js';
 
 /** What the instances of one server share: its memory budget, the pools of their journals and reports' findings. */
 export interface ServerMemory {
@@ -39,6 +41,10 @@ export class Instance {
   readonly scenarios: ScenarioList;
   /** What the instance's reports read: counts per operation and behaviour, findings (survives reset). */
   readonly coverage: Coverage;
+  /** The violations the suite declared it will provoke (cleared by reset and fixture loads). */
+  readonly expectations = new ExpectedViolations();
+  /** The report's exact counts and the unmet declarations a reset discarded (survives reset). */
+  readonly verdict: VerdictTally;
   /**
    * The JSON texts of the frozen objects answered most recently (list rows, details read; 10,000
    * texts, 16 MiB at most): the sender renders them without serialising the same object again.
@@ -64,6 +70,7 @@ export class Instance {
     this.rateLimits = new RateLimitList(memory?.budget);
     this.scenarios = new ScenarioList(this, memory?.budget);
     this.coverage = new Coverage(journal.entries, memory?.findings);
+    this.verdict = new VerdictTally(journal.entries, memory?.budget);
   }
 
   /**
@@ -95,9 +102,25 @@ export class Instance {
     this.faults.clear();
     this.scenarios.clear();
     this.rateLimits.clear();
+    this.expectations.clear();
+    this.verdict.clear();
   }
 
-  /** Back to the reset point: state, tokens and clock (the Fake), journal, faults, rate limits and scenarios. Settings stay. */
+  /** Forgets what the report holds (`DELETE /__admin/report`): coverage and verdict counts. */
+  clearReport(): void {
+    this.coverage.clear();
+    this.verdict.clear();
+  }
+
+  /** Clears the declared violations; the unmet ones stay in the report as failures. */
+  #discardExpectations(): void {
+    this.verdict.discard(this.expectations.clear());
+  }
+
+  /**
+   * Back to the reset point: state, tokens and clock (the Fake), journal, faults, rate limits,
+   * scenarios and declared violations. Settings stay.
+   */
   reset(): void {
     this.fake.reset();
     this.journal.clear();
@@ -105,6 +128,7 @@ export class Instance {
     this.scenarios.clear();
     this.rateLimits.clear();
     this.scenarios.restoreStanding();
+    this.#discardExpectations();
   }
 
   /**
@@ -120,6 +144,7 @@ export class Instance {
     this.scenarios.clear();
     this.rateLimits.clear();
     this.scenarios.restoreStanding();
+    this.#discardExpectations();
   }
 }
 

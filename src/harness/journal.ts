@@ -3,6 +3,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { capViolations, type Violation } from '../errors.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
+import { hasUnexpected, unexpectedOf } from './expected-violations.js';
 import { findingsBytes } from './finding-list.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
 import { pathMatcher } from './path-pattern.js';
@@ -249,7 +250,10 @@ export class Journal {
   readonly limits: JournalLimits;
   readonly #entries: BoundedList<JournalEntry>;
   readonly #byId = new Map<number, JournalEntry>();
-  /** The violating entries, kept apart so a violation outlives busy stretches of valid traffic. */
+  /**
+   * The violating entries (with violations the suite did not declare), kept apart so a violation
+   * outlives busy stretches of valid traffic.
+   */
   readonly #violating: BoundedList<JournalEntry>;
   /** The entries with notices, kept apart for the same reason. */
   readonly #noticed: BoundedList<JournalEntry>;
@@ -284,7 +288,7 @@ export class Journal {
     this.#pool?.budget.add('journals', entry.weight);
     const dropped = this.#entries.push(entry);
     if (dropped) this.#drop(dropped);
-    if (entry.violations.length > 0) this.#unlist(this.#violating.push(entry));
+    if (hasUnexpected(entry.violations)) this.#unlist(this.#violating.push(entry));
     if (entry.notices.length > 0) this.#unlist(this.#noticed.push(entry));
     while (this.#bytes > this.limits.bytes && this.dropOldest()) {}
     this.#pool?.trim();
@@ -347,7 +351,7 @@ export class Journal {
     this.#byId.delete(entry.id);
     this.#bytes -= entry.weight;
     this.#pool?.budget.release('journals', entry.weight);
-    const lists = (entry.violations.length > 0 ? 1 : 0) + (entry.notices.length > 0 ? 1 : 0);
+    const lists = (hasUnexpected(entry.violations) ? 1 : 0) + (entry.notices.length > 0 ? 1 : 0);
     if (lists > 0) {
       if (entry.body) entry.body = slimBody(entry.body);
       if (entry.response) entry.response = slimBody(entry.response);
@@ -365,7 +369,7 @@ export class Journal {
    */
   addViolations(entry: JournalEntry, violations: Violation[]): number {
     if (violations.length === 0) return 0;
-    const first = entry.violations.length === 0;
+    const first = !hasUnexpected(entry.violations);
     const all = capViolations([...entry.violations, ...violations], undefined, 'response');
     const added = findingsBytes(all) - findingsBytes(entry.violations);
     entry.violations.splice(0, entry.violations.length, ...all);
@@ -375,7 +379,7 @@ export class Journal {
       this.#bytes += added;
       this.#pool?.budget.add('journals', added);
     }
-    if (first) {
+    if (first && hasUnexpected(entry.violations)) {
       const lists = this.#retained.get(entry);
       if (lists !== undefined) this.#retained.set(entry, lists + 1);
       this.#unlist(this.#violating.push(entry));
@@ -431,7 +435,7 @@ export class Journal {
     return this.#violating
       .values()
       .filter((e) => !this.#evicted.has(e))
-      .map((e) => ({ ...findingBase(e), violations: e.violations }));
+      .map((e) => ({ ...findingBase(e), violations: unexpectedOf(e.violations) }));
   }
 
   notices(): NoticeRecord[] {

@@ -17,6 +17,8 @@ export interface JunitCase {
   message?: string;
   /** Longer text: the failure's text, or the case's output. */
   detail?: string;
+  /** A failure's kind (`contract violation` unless set). */
+  failureType?: string;
 }
 
 /** Loaded when a report is first written as JUnit, not at start-up. */
@@ -75,7 +77,7 @@ function writeCase(suite: XMLElement, tool: string, c: JunitCase): void {
   if (c.status === 'failed') {
     const failure = test.ele('failure', {
       message: xmlSafeText(c.message ?? ''),
-      type: 'contract violation',
+      type: c.failureType ?? 'contract violation',
     });
     if (c.detail) failure.txt(xmlSafeText(c.detail));
     return;

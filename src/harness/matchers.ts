@@ -1,6 +1,7 @@
 import { behaviourOf } from './behaviours.js';
+import type { ExpectedViolationView } from './expected-violations.js';
 import type { ViolationRecord } from './journal.js';
-import { describeViolations } from './no-violations.js';
+import { describeUnmet, describeViolations } from './no-violations.js';
 import type { Report } from './report.js';
 
 /**
@@ -16,6 +17,8 @@ import type { Report } from './report.js';
 
 interface ReadsViolations {
   violations(): Promise<ViolationRecord[]>;
+  /** The declared violations (the server, a session, the admin client): unmet ones fail too. */
+  expectedViolations?(): ExpectedViolationView[] | Promise<ExpectedViolationView[]>;
 }
 
 interface ReadsReport {
@@ -41,15 +44,25 @@ function mustHave<T>(received: unknown, method: string): T {
 }
 
 export const fakeMatchers = {
-  /** Passes when the journal holds no violation; fails listing each (request, location, message). */
+  /**
+   * Passes when the journal holds no violation the test did not declare, and every declared one
+   * came; fails listing each (request, location, message) and each declaration never met.
+   */
   async toHaveNoViolations(received: unknown): Promise<MatcherResult> {
-    const records = await mustHave<ReadsViolations>(received, 'violations').violations();
+    const target = mustHave<ReadsViolations>(received, 'violations');
+    const records = await target.violations();
+    const declared = (await target.expectedViolations?.()) ?? [];
+    const unmet = declared.filter((d) => d.met < d.times);
+    const pass = records.length === 0 && unmet.length === 0;
     return {
-      pass: records.length === 0,
+      pass,
       message: () =>
-        records.length === 0
+        pass
           ? 'expected contract violations, but the client broke no rule'
-          : describeViolations(records),
+          : [
+              ...(records.length > 0 ? [describeViolations(records)] : []),
+              ...(unmet.length > 0 ? [describeUnmet(unmet)] : []),
+            ].join('\n'),
     };
   },
 

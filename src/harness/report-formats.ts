@@ -3,6 +3,7 @@ import type { ReportBuilder as CtrfReportBuilder, Test } from 'ctrf';
 import type { FindingRecord } from './coverage.js';
 import { renderJunitXml } from './junit-xml.js';
 import { markdownText } from './markdown-text.js';
+import { describeExpectation } from './no-violations.js';
 import type { Report, ReportFormat } from './report.js';
 
 /**
@@ -33,12 +34,48 @@ interface Case {
   message?: string;
   /** Longer text: the request and every violation, or the notices, or how to exercise. */
   detail?: string;
+  /** A failure's kind in JUnit (`contract violation` unless set). */
+  failureType?: string;
 }
 
 const OTHER_SUITE = 'outside the operations';
+const EXPECTATIONS_SUITE = 'expected violations';
 
 function requestLine(f: FindingRecord): string {
-  return `#${f.requestId} ${f.method} ${f.path} -> ${f.status ?? 'no answer'}`;
+  const where = f.session === undefined ? '' : ` (session ${f.session})`;
+  return `#${f.requestId} ${f.method} ${f.path} -> ${f.status ?? 'no answer'}${where}`;
+}
+
+/** The cases of the declarations: each expected violation passes, each one never met fails. */
+function expectationCases(
+  report: Report,
+  suiteOf: (f: FindingRecord) => string,
+): { expected: Case[]; unmet: Case[] } {
+  const expected: Case[] = [];
+  const unmet: Case[] = [];
+  for (const f of report.expectedViolations)
+    for (const v of f.violations)
+      expected.push({
+        suite: suiteOf(f),
+        name: `expected violation ${requestLine(f)}: ${v.location}`,
+        status: 'passed',
+        message: `declared beforehand: ${v.location}: ${v.message}`,
+        detail: [requestLine(f), ...f.violations.map((w) => `  ${w.location}: ${w.message} (expected)`)].join(
+          '\n',
+        ),
+      });
+  for (const u of report.unmetExpectations) {
+    const where = u.session === undefined ? '' : ` (session ${u.session})`;
+    unmet.push({
+      suite: EXPECTATIONS_SUITE,
+      name: `expected a violation that never came: ${describeExpectation(u)}${where}`,
+      status: 'failed',
+      failureType: 'expected violation never came',
+      message: `expected a violation that never came: ${describeExpectation(u)}, met ${u.met} of ${u.times} times`,
+      detail: `declaration ${u.id}: ${describeExpectation(u)}, times ${u.times}, met ${u.met}`,
+    });
+  }
+  return { expected, unmet };
 }
 
 function casesOf(report: Report): Case[] {
@@ -48,6 +85,7 @@ function casesOf(report: Report): Case[] {
     f.operationId && report.operations.some((o) => o.operationId === f.operationId)
       ? f.operationId
       : OTHER_SUITE;
+  const declared = expectationCases(report, suiteOf);
   for (const suite of suites) {
     const violating = report.violations.filter((f) => suiteOf(f) === suite);
     const noticed = report.notices.filter((f) => suiteOf(f) === suite);
@@ -73,6 +111,7 @@ function casesOf(report: Report): Case[] {
         });
       }
     }
+    cases.push(...declared.expected.filter((c) => c.suite === suite));
     if (violating.length === 0 && suite !== OTHER_SUITE) {
       const count = report.operations.find((o) => o.operationId === suite)?.count ?? 0;
       cases.push({
@@ -89,6 +128,7 @@ function casesOf(report: Report): Case[] {
     const message = `${plural(notListed, 'more request')} broke the contract; no longer listed (the report keeps the newest ${report.violations.length})`;
     cases.push({ suite: OTHER_SUITE, name: message, status: 'failed', message, detail: message });
   }
+  cases.push(...declared.unmet);
   for (const b of report.behaviours) {
     const gap = report.neverExercised.find((n) => n.id === b.id);
     cases.push({
@@ -167,6 +207,26 @@ function renderMarkdown(report: Report): string {
         lines.push(
           `| ${clientCell(requestLine(f))} | ${clientCell(v.location)} | ${clientCell(v.message)} |`,
         );
+    lines.push('');
+  }
+  if (report.unmetExpectations.length > 0) {
+    lines.push('### Expected violations that never came', '', '| declared | times | met |', '|---|---|---|');
+    for (const u of report.unmetExpectations) {
+      const where = u.session === undefined ? '' : ` (session ${u.session})`;
+      lines.push(`| ${cell(describeExpectation(u) + where)} | ${u.times} | ${u.met} |`);
+    }
+    lines.push('');
+  }
+  if (report.expectedViolations.length > 0) {
+    lines.push(
+      '### Expected violations (declared beforehand)',
+      '',
+      '| request | location | message |',
+      '|---|---|---|',
+    );
+    for (const f of report.expectedViolations)
+      for (const v of f.violations)
+        lines.push(`| ${cell(requestLine(f))} | ${cell(v.location)} | ${cell(v.message)} |`);
     lines.push('');
   }
   if (report.notices.length > 0) {

@@ -1,6 +1,8 @@
 import { BEHAVIOURS, type Behaviour, type BehaviourGroup } from './behaviours.js';
 import type { FindingRecord } from './coverage.js';
+import type { UnmetExpectation } from './expected-violations.js';
 import type { Instance } from './instance.js';
+import { splitFindings } from './verdict-tally.js';
 
 /**
  * The verdict of one instance (the root or a session: each holds only its own requests) after a
@@ -37,10 +39,14 @@ export interface NeverExercised {
  * CTRF failures, the `report` command's gates): never the lists, which are bounded.
  */
 export interface ReportSummary {
-  /** Requests that broke the contract since `since`. */
+  /** Requests that broke the contract since `since` (violations nobody declared). */
   violatingRequests: number;
   /** Requests with at least one notice since `since`. */
   requestsWithNotices: number;
+  /** Requests whose violations the suite declared beforehand (not failures). */
+  expectedViolations: number;
+  /** Declarations never met: the suite expected a violation that never came (failures). */
+  unmetExpectations: number;
   /** Per notice code: the requests with at least one notice of it. */
   noticeCodes: Record<string, number>;
   /** Of `violatingRequests`, how many `violations` no longer lists (dropped for its bounds). */
@@ -67,8 +73,12 @@ export interface Report {
   summary: ReportSummary;
   /** Findings no longer listed (`violationsNotListed` and `noticesNotListed` together). */
   findingsDropped: number;
-  /** The requests that broke the contract, oldest first. */
+  /** The requests that broke the contract, oldest first (undeclared violations only). */
   violations: FindingRecord[];
+  /** The requests whose violations the suite declared beforehand, oldest first (not failures). */
+  expectedViolations: FindingRecord[];
+  /** Declarations never met: a violation the suite expected never came (failures). */
+  unmetExpectations: UnmetExpectation[];
   /** The requests that relied on something the documentation does not promise. */
   notices: FindingRecord[];
   operations: { operationId: string; count: number }[];
@@ -87,7 +97,9 @@ export interface Report {
  * are not the client's), listed exercised or not.
  */
 export function buildReport(instance: Instance, operationIds: readonly string[]): Report {
-  const { coverage, journal } = instance;
+  const { coverage, journal, verdict } = instance;
+  const findings = splitFindings(coverage.violations());
+  const stillUnmet = instance.expectations.unmet();
   const first = coverage.firstRequestId;
   const held = first === undefined ? 0 : journal.list({ since: first - 1 }).length;
   const behaviours: BehaviourCoverage[] = BEHAVIOURS.map((b) => {
@@ -116,14 +128,18 @@ export function buildReport(instance: Instance, operationIds: readonly string[])
     since: new Date(coverage.since).toISOString(),
     requests: { total: coverage.requests, held, noLongerHeld: coverage.requests - held },
     summary: {
-      violatingRequests: coverage.violatingRequests,
-      requestsWithNotices: coverage.requestsWithNotices,
+      violatingRequests: verdict.violatingRequests,
+      requestsWithNotices: verdict.requestsWithNotices,
+      expectedViolations: verdict.expectedViolations,
+      unmetExpectations: verdict.unmetDiscarded + stillUnmet.length,
       noticeCodes: Object.fromEntries(coverage.noticeCodes),
       violationsNotListed: coverage.violationsDropped,
       noticesNotListed: coverage.noticesDropped,
     },
     findingsDropped: coverage.violationsDropped + coverage.noticesDropped,
-    violations: coverage.violations(),
+    violations: findings.violations,
+    expectedViolations: findings.expected,
+    unmetExpectations: [...verdict.unmet(), ...stillUnmet],
     notices: coverage.notices(),
     operations,
     behaviours,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createResponseChecker, type ResponseChecker } from '../contract/response-validator.js';
 import type { OpenApiDocument } from '../contract/spec-document.js';
 import type { Violation } from '../errors.js';
+import { hasUnexpected } from './expected-violations.js';
 import type { Instance } from './instance.js';
 import type { JournalEntry } from './journal.js';
 
@@ -66,8 +67,10 @@ export class ResponseChecks {
           );
         }
         const first = entry.violations.length === 0;
+        const wasViolating = hasUnexpected(entry.violations);
         const bytes = instance.journal.addViolations(entry, violations);
         if (violations.length > 0) instance.coverage.addViolations(entry, first, bytes);
+        instance.verdict.violationsAdded(entry, wasViolating);
       })
       .catch((error: unknown) => {
         this.#logger.error({ err: error, operationId }, 'response check failed');

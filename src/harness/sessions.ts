@@ -4,6 +4,7 @@ import type { ApiKey, Dataset } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from './instance.js';
 import { OwnKeys } from './own-keys.js';
+import { RUN_LABEL, type RunReports } from './run-reports.js';
 
 /**
  * The sessions of one server: whole, isolated instances addressed under `/sessions/{id}`.
@@ -28,6 +29,8 @@ export interface Session {
   /** Milliseconds since the Unix epoch. */
   createdAt: number;
   lastUsedAt: number;
+  /** The run it belongs to (`RunReports`), if labelled. */
+  run: string | undefined;
 }
 
 /** How a session was created. */
@@ -41,6 +44,8 @@ export interface SessionCreation {
   expires?: boolean;
   /** True: keys of its own (see `OwnKeys`), which reach it at the root too. */
   ownKeys?: boolean;
+  /** A run label: the session's report is kept for its run's report, after it ends too. */
+  run?: string;
 }
 
 export interface SessionRegistryOptions {
@@ -50,6 +55,8 @@ export interface SessionRegistryOptions {
   createInstance: (id: string, dataset: Dataset) => Instance;
   /** Real time in milliseconds (tests may pass another). */
   now?: () => number;
+  /** Where sessions labelled with a run leave their reports. */
+  runs?: RunReports;
 }
 
 /** The path prefix under which a session is served. */
@@ -86,9 +93,13 @@ export class SessionRegistry {
    */
   create(
     dataset: Dataset,
-    { ownFixtures = false, expires = true, ownKeys = false }: SessionCreation = {},
+    { ownFixtures = false, expires = true, ownKeys = false, run }: SessionCreation = {},
   ): Session {
     this.assertRoom();
+    if (run !== undefined && !RUN_LABEL.test(run)) {
+      const message = 'must be 1-128 characters of letters, digits and ._:@/- (e.g. ci-1234)';
+      throw new ApiError('invalidBody', `invalid run label: ${message}`, [{ location: 'body/run', message }]);
+    }
     let id = newId();
     while (this.#sessions.has(id)) id = newId();
     const now = this.#now();
@@ -103,7 +114,7 @@ export class SessionRegistry {
         throw error;
       }
     }
-    const session: Session = { id, instance, expires, createdAt: now, lastUsedAt: now };
+    const session: Session = { id, instance, expires, createdAt: now, lastUsedAt: now, run };
     if (keys) {
       instance.ownKeys = keys;
       keys.onChange = (added, removed) => this.#routeKeys(session, added, removed);
@@ -111,6 +122,7 @@ export class SessionRegistry {
       instance.fake.observeTokens(this.#tokenRoutes(session));
     }
     this.#sessions.set(id, session);
+    if (run !== undefined) this.#options.runs?.join(run, id, instance);
     this.#startReaper();
     return session;
   }
@@ -171,6 +183,7 @@ export class SessionRegistry {
   delete(id: string): boolean {
     const session = this.#sessions.get(id);
     if (session === undefined) return false;
+    this.#options.runs?.leave(id);
     session.instance.dispose();
     this.#sessions.delete(id);
     this.#unroute(session);
@@ -192,6 +205,7 @@ export class SessionRegistry {
     const removed: string[] = [];
     for (const [id, session] of this.#sessions) {
       if (session.expires && session.lastUsedAt <= cutoff) {
+        this.#options.runs?.leave(id);
         session.instance.dispose();
         this.#sessions.delete(id);
         this.#unroute(session);
@@ -200,6 +214,11 @@ export class SessionRegistry {
     }
     if (this.#sessions.size === 0) this.stop();
     return removed;
+  }
+
+  /** The run reports of this server's sessions (undefined when the server keeps none). */
+  get runs(): RunReports | undefined {
+    return this.#options.runs;
   }
 
   /** Stops the reaper (sessions stay; a new session starts it again). */

@@ -51,7 +51,10 @@ function record(res: Response, completed: boolean): void {
   const { validateResponses } = instance.fake.settings;
   // Shared empty lists are frozen: response checks add to the entry's list later (and the report
   // shares it), so it gets its own then.
-  const violations = outside ? emptyList<Violation>() : capViolations(violationsOf(error));
+  // Those the suite declared beforehand are marked expected (a new list when any is).
+  const violations = outside
+    ? emptyList<Violation>()
+    : instance.expectations.mark(req.method, state.path, capViolations(violationsOf(error)));
   const entry = journal.record({
     arrivedAt: started.arrivedAt,
     scheme: state.scheme ?? (isTls(req.socket) ? 'https' : 'http'),
@@ -92,6 +95,7 @@ function record(res: Response, completed: boolean): void {
   });
   const { operationId } = state;
   instance.coverage.record(entry);
+  instance.verdict.record(entry);
   // No operationId when a fault answered (the router never ran): nothing of the fake's to check.
   if (completed && operationId && validateResponses) {
     const { response } = state;

@@ -1,6 +1,7 @@
 import type { OperationContext, OperationTable } from '../../contract/operation-handler.js';
 import type { AdminOperationId } from '../../contract/operation-ids.js';
 import { ApiError } from '../../errors.js';
+import type { ExpectedViolationInput } from '../../harness/expected-violations.js';
 import type { FaultInput } from '../../harness/faults.js';
 import { datasetFromInput } from '../../harness/fixture-input.js';
 import type { Instance } from '../../harness/instance.js';
@@ -16,8 +17,9 @@ const DEFAULT_REQUESTS_PAGE = 100;
 /** In that listing, bodies and responses longer than this are shown as the start of their text. */
 const LISTED_BODY_BYTES = 4096;
 
-import { buildReport, type ReportFormat } from '../../harness/report.js';
+import { buildReport, type Report, type ReportFormat } from '../../harness/report.js';
 import { renderReport, reportMediaType } from '../../harness/report-formats.js';
+import { clearRunReport, runReport } from '../../harness/run-reports.js';
 import { type SessionRegistry, sessionPath } from '../../harness/sessions.js';
 import { mergeSettings } from '../../harness/settings-input.js';
 
@@ -46,6 +48,17 @@ const UNCHECKED: StepChecks = {
 };
 
 const done = { status: 200, body: { success: true } } as const;
+
+/** The server's run reports, asked for at the root URL only. */
+function runsAt(context: OperationContext<Instance>, sessions: SessionRegistry) {
+  if (context.instance.id !== undefined || sessions.runs === undefined) {
+    throw new ApiError(
+      'adminForbidden',
+      'Forbidden: a run\u2019s report is the root\u2019s; ask the root URL (/__admin/report?run=...)',
+    );
+  }
+  return sessions.runs;
+}
 
 /** `http://host:port`: the request's base URL without the session prefix. */
 function originOf(context: OperationContext<Instance>): string {
@@ -108,7 +121,10 @@ export function createAdminHandlers({
     listViolations: async (context) => {
       const { journal } = context.instance;
       await journal.settled();
-      return { status: 200, body: { violations: journal.violations() } };
+      return {
+        status: 200,
+        body: { violations: journal.violations(), unmetExpectations: context.instance.expectations.unmet() },
+      };
     },
 
     listNotices: async (context) => {
@@ -118,9 +134,14 @@ export function createAdminHandlers({
     },
 
     getReport: async (context) => {
-      await context.instance.journal.settled();
       const format = (context.request.query.format as ReportFormat | undefined) ?? 'json';
-      const report = buildReport(context.instance, operationIds);
+      const run = context.request.query.run as string | undefined;
+      let report: Report;
+      if (run !== undefined) report = await runReport(runsAt(context, sessions), run);
+      else {
+        await context.instance.journal.settled();
+        report = buildReport(context.instance, operationIds);
+      }
       if (format === 'json') return { status: 200, body: report };
       // JUnit XML, CTRF JSON and Markdown are rendered once and sent as the text they are.
       const text = renderReport(report, format);
@@ -128,7 +149,31 @@ export function createAdminHandlers({
     },
 
     clearReport: (context) => {
-      context.instance.coverage.clear();
+      const run = context.request.query.run as string | undefined;
+      if (run !== undefined) clearRunReport(runsAt(context, sessions), run);
+      else context.instance.clearReport();
+      return done;
+    },
+
+    createExpectedViolation: (context) => {
+      const input = (context.request.body ?? {}) as ExpectedViolationInput;
+      return { status: 201, body: { id: context.instance.expectations.add(input).id } };
+    },
+
+    listExpectedViolations: (context) => ({
+      status: 200,
+      body: { expectedViolations: context.instance.expectations.list() },
+    }),
+
+    clearExpectedViolations: (context) => {
+      context.instance.expectations.clear();
+      return done;
+    },
+
+    deleteExpectedViolation: (context) => {
+      const id = String(context.request.params.expectationId);
+      if (!context.instance.expectations.delete(id))
+        throw new ApiError('routeNotFound', `no expected violation with id "${id}"`);
       return done;
     },
 
@@ -182,7 +227,7 @@ export function createAdminHandlers({
         );
       }
       const body = context.request.body as
-        | { fixtures?: unknown; expires?: boolean; keys?: 'fixtures' | 'own' }
+        | { fixtures?: unknown; expires?: boolean; keys?: 'fixtures' | 'own'; run?: string }
         | undefined;
       sessions.assertRoom();
       // A set of its own is counted against the memory budget as long as the session lives
@@ -195,6 +240,7 @@ export function createAdminHandlers({
         ownFixtures,
         expires: body?.expires !== false,
         ownKeys: body?.keys === 'own',
+        run: body?.run,
       });
       const created = { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` };
       // The secrets are answered here (and in the session's state) only.
@@ -218,6 +264,7 @@ export function createAdminHandlers({
               createdAt: new Date(s.createdAt).toISOString(),
               expires: s.expires,
               lastUsedAt: new Date(s.lastUsedAt).toISOString(),
+              ...(s.run === undefined ? {} : { run: s.run }),
               // Key IDs only: the secrets stay in the create answer and the session's state.
               ...(s.instance.ownKeys ? { ownKeyIds: s.instance.ownKeys.list().map((k) => k.keyId) } : {}),
             })),

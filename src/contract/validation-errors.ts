@@ -99,7 +99,10 @@ export function pruneAlternatives(errors: ErrorObject[]): ErrorObject[] {
         else branches.set(branch, [e]);
       } else rest.push(e);
     }
+    // A branch that failed on its type, or on a property it forbids (`name: false`: the branch is
+    // for other shapes), says nothing about what the sender meant.
     const shallow = (list: ErrorObject[]) =>
+      list.some((e) => e.keyword === 'false schema') ||
       list.every(
         (e) => (e.keyword === 'type' || e.keyword === 'const') && e.instancePath === combinator.instancePath,
       );
@@ -119,6 +122,9 @@ export function pruneAlternatives(errors: ErrorObject[]): ErrorObject[] {
   return current;
 }
 
+/** The documented form of a detail entry, for messages. */
+const DOCUMENTED_ENTRY = '{"name": "...", "description": "...", "value": {"type": "string", "text": "..."}}';
+
 /** Turns Ajv errors into violations with a location (`body/0/templateUid`) and a plain message. */
 export function describeErrors(errors: ErrorObject[], root: string): Violation[] {
   const out: Violation[] = [];
@@ -134,6 +140,20 @@ export function describeErrors(errors: ErrorObject[], root: string): Violation[]
       message = 'is not a known property';
     } else if (e.keyword === 'enum') {
       message = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    }
+    // A detail entry meant as the documented form: its value named whole, with the form to send.
+    const entry =
+      root === 'body' &&
+      ((e.keyword === 'required' && e.params.missingProperty === 'value') ||
+        /\/properties\/value\/(?:required|type)$/.test(e.schemaPath))
+        ? location.match(/^(.*)\/value(?:\/[^/]*)?$/)?.[1]
+        : undefined;
+    if (entry !== undefined) {
+      location = `${entry}/value`;
+      message =
+        e.keyword === 'required' && e.instancePath === entry.slice(root.length)
+          ? `is required: send ${DOCUMENTED_ENTRY}`
+          : 'must be an object {"type": "...", "text": "..."} of two strings';
     }
     const key = `${location} ${message}`;
     if (seen.has(key)) continue;

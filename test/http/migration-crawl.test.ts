@@ -94,8 +94,11 @@ describe('the migration crawl', () => {
     expect(notices).toContain('/api/v2/documents/all query.resultsPerPage');
     // `folders` is not a type the documentation lists.
     expect(notices).toContain('/api/v2/documents/all query.type');
+    // The crawler asks for its token with a form-encoded body; the documentation shows JSON.
+    expect(notices).toContain('/api/v2/auth/client_token header.content-type');
     expect(new Set(notices)).toEqual(
       new Set([
+        '/api/v2/auth/client_token header.content-type',
         '/api/v2/documents/clients query.resultsPerPage',
         '/api/v2/documents/all query.resultsPerPage',
         '/api/v2/documents/all query.type',

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { ApiError, type ErrorKindName, renderError } from '../errors.js';
-import { type RequestState, stateOf } from './request-state.js';
+import { stateOf } from './request-state.js';
 import { sendJson } from './send-json.js';
 
 /** body-parser and http-errors failures carry a `type`; map each to a kind of the catalogue. */

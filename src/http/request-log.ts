@@ -1,6 +1,5 @@
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { Instance } from '../harness/instance.js';
 import { stateOf } from './request-state.js';
 
 interface Logged {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Response } from 'express';
 import { type RenderedJson, renderJsonBytes, renderJsonPieces } from '../contract/json-text.js';
 import type { OperationResult } from '../contract/operation-handler.js';
-import { type RequestState, stateOf } from './request-state.js';
+import { stateOf } from './request-state.js';
 
 /**
  * The one sender of what handlers return: `text` as it is with its media type, else `body` rendered

@@ -30,7 +30,12 @@ export const HELP_HINT = '(passportal-docs-fake --help lists the options and com
  */
 export function meantOptions(unknown: string, flags: readonly string[]): string[] {
   const name = unknown.replace(/^-+/, '').split('=')[0] ?? '';
-  if (name.length === 1) return flags.filter((flag) => flag.startsWith(`--${name.toLowerCase()}`));
+  if (name.length === 1) {
+    // A letter stands for a one-word option first (-p: --port, not --proxy-auth), as other tools'.
+    const starting = flags.filter((flag) => flag.startsWith(`--${name.toLowerCase()}`));
+    const oneWord = starting.filter((flag) => !flag.slice(2).includes('-'));
+    return oneWord.length > 0 ? oneWord : starting;
+  }
   // Two slips (a swapped pair: --prot) even in a short name: options are few and far apart.
   const near = nearestName(
     name,

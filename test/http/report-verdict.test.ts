@@ -101,7 +101,7 @@ describe('the verdict counts every violating request since the tally began', () 
     const gate = await reportCommand(['--url', t.url, '--fail-on', 'violations']);
     expect(gate.code).toBe(1);
     expect(gate.stderr).toContain('gate failed: --fail-on violations: 1 request broke the contract');
-    expect(gate.stderr).toContain('root: 1 violating requests, 1000 with notices');
+    expect(gate.stderr).toContain('root: 1 violating request, 1000 with notices');
   });
 
   it('with validateResponses, one violation then 1,000 clean requests: the gate still fails', {
@@ -131,6 +131,8 @@ describe('the verdict counts every violating request since the tally began', () 
     expect(report.summary).toEqual({
       violatingRequests: 8,
       requestsWithNotices: 40,
+      expectedViolations: 0,
+      unmetExpectations: 0,
       noticeCodes: { pageNumOmitted: 40 },
       violationsNotListed: 3,
       noticesNotListed: 35,

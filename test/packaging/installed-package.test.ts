@@ -46,7 +46,9 @@ interface Outcome {
  */
 function runBounded(command: string, args: string[], timeoutMs: number, cwd = dir): Promise<Outcome> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Plain output whatever the parent's colours: the checks read the runner's summary lines.
+    const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+    const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let timedOut = false;

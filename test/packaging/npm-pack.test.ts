@@ -146,7 +146,9 @@ describe('the npm package', () => {
   });
 
   it('stays small', () => {
-    // About 0.9 MB packed with the ESM build alone; the minified CommonJS build adds about 0.3 MB.
-    expect(result.size).toBeLessThan(1.5 * 1024 * 1024);
+    // About 0.9 MB packed with the ESM build alone; the minified CommonJS build adds about 0.3 MB,
+    // and the examples and pictures the docs link to (so a user's copy of the docs has no broken
+    // link) about 0.3 MB more.
+    expect(result.size).toBeLessThan(1.75 * 1024 * 1024);
   });
 });

@@ -89,6 +89,21 @@ describe('an admin power is defined once', () => {
     }
   });
 
+  it('docs/admin-api.md has a row for every admin operation, by method and path', () => {
+    const doc = readFileSync(new URL('../docs/admin-api.md', import.meta.url), 'utf8');
+    // Path parameters are named in the spec ({faultId}) and shortened in the doc ({id}).
+    const shape = (path: string): string => path.replace(/\{[^}]*\}/g, '{}');
+    const documented = new Set(
+      [...doc.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/__admin[^`?\s]*)[^`]*`/g)].map(
+        (m) => `${m[1]} ${shape(m[2] ?? '')}`,
+      ),
+    );
+    const missing = adminOperations
+      .map((op) => `${op.method.toUpperCase()} ${shape(op.path)}`)
+      .filter((call) => !documented.has(call));
+    expect(missing).toEqual([]);
+  });
+
   it('every admin operation has a handler, and every admin handler an operation', () => {
     const handlers = createAdminHandlers({
       root: server.mock.root,

@@ -34,6 +34,12 @@ export const BUDGET_KINDS = [
 ] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
+/**
+ * Kinds bounded by their own share only, as headroom above the whole: however full the rest is,
+ * a body can be read and a token issued (each share is still its hard limit).
+ */
+const HEADROOM: ReadonlySet<BudgetKind> = new Set<BudgetKind>(['bodies', 'tokens']);
+
 /** Each kind's share of `memoryBudget`. */
 export const BUDGET_SHARES: Readonly<Record<BudgetKind, number>> = {
   documents: 0.5,
@@ -150,7 +156,7 @@ export class MemoryBudget {
   fits(kind: BudgetKind, bytes: number): boolean {
     if (bytes <= 0) return true;
     if (this.#used[kind] + bytes > this.#limits[kind]) return false;
-    return kind === 'bodies' || this.#sum + bytes <= this.total;
+    return HEADROOM.has(kind) || this.#sum + bytes <= this.total;
   }
 
   /**
@@ -165,7 +171,7 @@ export class MemoryBudget {
   /** Counts `bytes` (negative: frees them) whether or not they fit (journals trim afterwards). */
   add(kind: BudgetKind, bytes: number): void {
     this.#used[kind] += bytes;
-    if (kind !== 'bodies') this.#sum += bytes;
+    if (!HEADROOM.has(kind)) this.#sum += bytes;
   }
 
   release(kind: BudgetKind, bytes: number): void {
@@ -174,7 +180,7 @@ export class MemoryBudget {
 
   /** Bytes of `kind` over its limit or (but bodies) over the total, whichever is more (0 when within both). */
   excess(kind: BudgetKind): number {
-    const overTotal = kind === 'bodies' ? 0 : this.#sum - this.total;
+    const overTotal = HEADROOM.has(kind) ? 0 : this.#sum - this.total;
     return Math.max(0, this.#used[kind] - this.#limits[kind], overTotal);
   }
 

@@ -243,13 +243,15 @@ function situationOf(when: string): string {
 
 function noticeBehaviour(code: NoticeCode): Behaviour {
   const kind = NOTICE_KINDS[code];
+  // The catalogue's wording is the notices page's, with code spans; behaviours are plain text.
+  const when = kind.when.replace(/`/g, '');
   return {
     id: `notice.${code}`,
     group: 'notice',
-    meaning: kind.when,
+    meaning: when,
     source: 'notices.ts notice catalogue (docs/notices.md)',
     why: `it works here but is not promised; the live service may differ: ${kind.instead}`,
-    how: `send what the notice describes: ${situationOf(kind.when)}`,
+    how: `send what the notice describes: ${situationOf(when)}`,
     likelihood: NOTICE_LIKELIHOOD[code] ?? 1,
   };
 }

@@ -37,6 +37,9 @@ function RequestDetail({ id }: { id: number }) {
   );
 }
 
+/** `1 request`, `2 requests`. */
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 export function CoverageView() {
   const [report, setReport] = useState<Report | undefined>();
   const [error, setError] = useState<unknown>();
@@ -54,7 +57,13 @@ export function CoverageView() {
         <p class="verdict">
           {summary.violatingRequests === 0
             ? 'No contract violations'
-            : `${summary.violatingRequests} requests broke the contract`}
+            : `${plural(summary.violatingRequests, 'request')} broke the contract`}
+          {summary.unmetExpectations > 0
+            ? `; ${plural(summary.unmetExpectations, 'declared violation')} never came`
+            : ''}
+          {summary.expectedViolations > 0
+            ? `; ${plural(summary.expectedViolations, 'request')} with expected violations`
+            : ''}
           {`; ${summary.requestsWithNotices} with notices; behaviours exercised `}
           <strong class="coverage-percent">
             {coverage.behaviours.exercised}/{coverage.behaviours.total} ({coverage.behaviours.percent}%)
@@ -62,7 +71,7 @@ export function CoverageView() {
           {`; operations ${coverage.operations.exercised}/${coverage.operations.total}.`}
         </p>
         <p class="muted">
-          {requests.total} requests since {new Date(report.since).toLocaleString()}
+          {plural(requests.total, 'request')} since {new Date(report.since).toLocaleString()}
           {requests.noLongerHeld > 0 ? `; the journal no longer holds ${requests.noLongerHeld} of them` : ''}.
           The report survives resets; the command <code>passportal-docs-fake report</code> writes it for CI.
         </p>

@@ -78,8 +78,9 @@ export function Findings({ kind, items }: { kind: 'violation' | 'notice'; items:
   return (
     <ul class={`findings ${kind}s`}>
       {items.map((f) => (
-        <li class={kind}>
-          <span class="tag">{kind}</span> <code class="location">{f.location}</code> {f.message}
+        <li class={f.expected ? 'expected' : kind}>
+          <span class="tag">{f.expected ? 'expected' : kind}</span> <code class="location">{f.location}</code>{' '}
+          {f.message}
         </li>
       ))}
     </ul>
@@ -288,7 +289,7 @@ export function Journal() {
             <tbody>
               {page?.requests.map((entry) => (
                 <tr
-                  class={`${open === entry.id ? 'selected ' : ''}${entry.violations.length ? 'violating' : ''}`}
+                  class={`${open === entry.id ? 'selected ' : ''}${entry.violations.some((v) => !v.expected) ? 'violating' : ''}`}
                   data-id={entry.id}
                   onClick={() => setOpen(entry.id)}
                 >
@@ -304,9 +305,13 @@ export function Journal() {
                       <Arrival entry={entry} />
                     </div>
                     {entry.violations.map((f) => (
-                      <div class="inline-finding violation" title={f.message}>
-                        <span class="tag">violation</span> <code class="location">{f.location}</code>{' '}
-                        {f.message}
+                      // A violation the suite declared beforehand is expected: shown, never as a failure.
+                      <div
+                        class={`inline-finding ${f.expected ? 'expected' : 'violation'}`}
+                        title={f.message}
+                      >
+                        <span class="tag">{f.expected ? 'expected' : 'violation'}</span>{' '}
+                        <code class="location">{f.location}</code> {f.message}
                       </div>
                     ))}
                     {entry.notices.map((f) => (

@@ -239,6 +239,39 @@ describe('in a browser: the inspector', SLOW, () => {
     expect(mock.root.fake.settings.maxResultsPerPage).toBe(50);
   });
 
+  it('shows a violation the suite declared as expected, not as a failure, in the journal and the verdict', async () => {
+    const session = await mock.session();
+    try {
+      session.expectViolation({ method: 'POST', path: '/api/v2/auth/client_token', location: 'body/scope' });
+      await page.goto(`${url}/sessions/${session.id}/__admin/ui`);
+      await poll(() => page.locator('.count').textContent()).toBe('0 requests');
+      await fetch(`${url}/sessions/${session.id}/api/v2/auth/client_token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-key': KEY.keyId,
+          'x-hash': computeHash(KEY.secret, 'api-content-hash'),
+        },
+        body: JSON.stringify({ scope: 'everything', content: 'api-content-hash' }),
+      });
+      const expected = page.locator('table.requests .inline-finding.expected').first();
+      await expected.waitFor({ timeout: 20_000 });
+      await expect(expected.locator('.tag').textContent()).resolves.toBe('expected');
+      await expect(expected.locator('.location').textContent()).resolves.toBe('body/scope');
+      expect(await page.locator('table.requests .inline-finding.violation').count()).toBe(0);
+      expect(await page.locator('table.requests tbody tr.violating').count()).toBe(0);
+      await screenshot(page, 'inspector-expected-violation');
+      await page.goto(`${url}/sessions/${session.id}/__admin/ui#coverage`);
+      await poll(() => page.locator('.verdict').textContent()).toContain('No contract violations');
+      await expect(page.locator('.verdict').textContent()).resolves.toContain(
+        '1 request with expected violations',
+      );
+      expect(errors).toEqual([]);
+    } finally {
+      session.delete();
+    }
+  });
+
   it('inspects a session at its own URL, with its own journal', async () => {
     const session = await mock.session();
     try {

@@ -102,26 +102,14 @@ export function buildReport(instance: Instance, operationIds: readonly string[])
   const stillUnmet = instance.expectations.unmet();
   const first = coverage.firstRequestId;
   const held = first === undefined ? 0 : journal.list({ since: first - 1 }).length;
-  const behaviours: BehaviourCoverage[] = BEHAVIOURS.map((b) => {
-    const tally = coverage.behaviours.get(b.id);
-    return {
-      id: b.id,
-      group: b.group,
-      meaning: b.meaning,
-      likelihood: b.likelihood,
-      count: tally?.count ?? 0,
-      requests: tally ? [...tally.requests] : [],
-    };
-  });
-  const exercised = behaviours.filter((b) => b.count > 0).length;
-  const neverExercised = BEHAVIOURS.filter((b) => !coverage.behaviours.has(b.id))
-    // Stable: equally likely ones keep catalogue order.
-    .sort((a, b) => b.likelihood - a.likelihood)
-    .map(({ id, group, likelihood, meaning, why, how }) => ({ id, group, likelihood, meaning, why, how }));
-  const operations = operationIds.map((operationId) => ({
-    operationId,
-    count: coverage.operations.get(operationId) ?? 0,
-  }));
+  const parts = coverageParts(
+    (id) => {
+      const tally = coverage.behaviours.get(id);
+      return { count: tally?.count ?? 0, requests: tally ? [...tally.requests] : [] };
+    },
+    operationIds,
+    (id) => coverage.operations.get(id) ?? 0,
+  );
   return {
     instance: instance.id === undefined ? 'root' : `session ${instance.id}`,
     generatedAt: new Date().toISOString(),
@@ -141,6 +129,30 @@ export function buildReport(instance: Instance, operationIds: readonly string[])
     expectedViolations: findings.expected,
     unmetExpectations: [...verdict.unmet(), ...stillUnmet],
     notices: coverage.notices(),
+    ...parts,
+  };
+}
+
+/** What a report says of coverage, from each behaviour's and each operation's counts. */
+export function coverageParts(
+  behaviourTally: (id: string) => { count: number; requests: number[] },
+  operationIds: readonly string[],
+  operationCount: (id: string) => number,
+): Pick<Report, 'operations' | 'behaviours' | 'coverage' | 'neverExercised'> {
+  const behaviours: BehaviourCoverage[] = BEHAVIOURS.map((b) => ({
+    id: b.id,
+    group: b.group,
+    meaning: b.meaning,
+    likelihood: b.likelihood,
+    ...behaviourTally(b.id),
+  }));
+  const exercised = behaviours.filter((b) => b.count > 0).length;
+  const neverExercised = BEHAVIOURS.filter((_, i) => behaviours[i]?.count === 0)
+    // Stable: equally likely ones keep catalogue order.
+    .sort((a, b) => b.likelihood - a.likelihood)
+    .map(({ id, group, likelihood, meaning, why, how }) => ({ id, group, likelihood, meaning, why, how }));
+  const operations = operationIds.map((operationId) => ({ operationId, count: operationCount(operationId) }));
+  return {
     operations,
     behaviours,
     coverage: {

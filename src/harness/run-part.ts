@@ -1,7 +1,6 @@
-import { BEHAVIOURS } from './behaviours.js';
 import type { FindingRecord } from './coverage.js';
 import type { UnmetExpectation } from './expected-violations.js';
-import type { BehaviourCoverage, Report, ReportSummary } from './report.js';
+import { coverageParts, type Report, type ReportSummary } from './report.js';
 
 /**
  * A run's report is made of parts, one per session (`partOf` its own report), added up
@@ -128,23 +127,12 @@ export function reportOfRun(
   operationIds: readonly string[],
 ): Report & { run: string; sessions: RunSession[]; sessionsNotListed: number } {
   const now = Date.now();
-  const behaviours: BehaviourCoverage[] = BEHAVIOURS.map((b) => ({
-    id: b.id,
-    group: b.group,
-    meaning: b.meaning,
-    likelihood: b.likelihood,
-    count: part?.behaviours.get(b.id) ?? 0,
+  const parts = coverageParts(
     // Request ids are each session's own: a run's findings name their session instead.
-    requests: [],
-  }));
-  const exercised = behaviours.filter((b) => b.count > 0).length;
-  const neverExercised = BEHAVIOURS.filter((b) => (part?.behaviours.get(b.id) ?? 0) === 0)
-    .sort((a, b) => b.likelihood - a.likelihood)
-    .map(({ id, group, likelihood, meaning, why, how }) => ({ id, group, likelihood, meaning, why, how }));
-  const operations = operationIds.map((operationId) => ({
-    operationId,
-    count: part?.operations.get(operationId) ?? 0,
-  }));
+    (id) => ({ count: part?.behaviours.get(id) ?? 0, requests: [] }),
+    operationIds,
+    (id) => part?.operations.get(id) ?? 0,
+  );
   return {
     instance: `run ${label}`,
     run: label,
@@ -167,16 +155,6 @@ export function reportOfRun(
     expectedViolations: part?.expectedViolations ?? [],
     unmetExpectations: part?.unmetExpectations ?? [],
     notices: part?.notices ?? [],
-    operations,
-    behaviours,
-    coverage: {
-      operations: { exercised: operations.filter((o) => o.count > 0).length, total: operations.length },
-      behaviours: {
-        exercised,
-        total: behaviours.length,
-        percent: behaviours.length === 0 ? 100 : Math.floor((exercised * 1000) / behaviours.length) / 10,
-      },
-    },
-    neverExercised,
+    ...parts,
   };
 }

@@ -9,9 +9,10 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../src/client/admin-client.js';
 import { ADMIN_TAG, listOperations, type Operation } from '../src/contract/operations.js';
+import { createOperationValidators } from '../src/contract/request-validator.js';
 import { loadSpec, resolveRef } from '../src/contract/spec-document.js';
 import { DATASET_KINDS } from '../src/domain/types.js';
-import { controlsOf } from '../src/harness/instance-controls.js';
+import { ServerPowers } from '../src/harness/server-powers.js';
 import { createAdminHandlers } from '../src/http/handlers/admin-handlers.js';
 import { createTestServer, type TestServer } from './support/test-server.js';
 
@@ -28,6 +29,15 @@ function namesOf(operation: Operation, extension: 'x-client' | 'x-controls'): st
 
 const union = (extension: 'x-client' | 'x-controls') =>
   [...new Set(adminOperations.flatMap((op) => namesOf(op, extension)))].sort();
+
+/** The admin powers of a test server, made as `createMockServer` makes them. */
+const powersOf = ({ mock }: TestServer) =>
+  new ServerPowers({
+    root: mock.root,
+    sessions: mock.sessions,
+    validators: createOperationValidators(spec.document),
+    operationIds: [],
+  });
 
 const methodsOf = (object: object) =>
   Object.entries(object)
@@ -105,11 +115,7 @@ describe('an admin power is defined once', () => {
   });
 
   it('every admin operation has a handler, and every admin handler an operation', () => {
-    const handlers = createAdminHandlers({
-      root: server.mock.root,
-      sessions: server.mock.sessions,
-      operationIds: [],
-    });
+    const handlers = createAdminHandlers(powersOf(server));
     expect(Object.keys(handlers).sort()).toEqual(adminOperations.map((op) => op.operationId).sort());
   });
 
@@ -153,12 +159,7 @@ describe('an admin power is defined once', () => {
       const method = (owner as Record<string, unknown> | undefined)?.[tail ?? head];
       expect(typeof method, `control ${name}`).toBe('function');
     }
-    const controls = controlsOf(mock.root, {
-      faultInput: (value) => value as never,
-      rateLimitInput: (value) => value as never,
-      scenarioInput: (value) => value as never,
-      operationIds: [],
-    });
+    const controls = powersOf(server).controls(mock.root);
     const named = new Set(union('x-controls'));
     expect(methodsOf(controls).filter((name) => !named.has(name))).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import type { Settings } from '../config.js';
-import { buildDataset, loadFixtureSource } from '../domain/fixtures/load-fixtures.js';
+import { loadFixtureInput } from '../domain/fixtures/load-fixtures.js';
 import type { Dataset, FixtureSet } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import type { MemoryBudget, MemoryReport } from '../memory-budget.js';
@@ -163,9 +163,9 @@ export interface InstanceControls {
   settings(changes?: Partial<Settings>): Settings;
 }
 
-async function datasetOf(fixtures: string | FixtureSet): Promise<Dataset> {
-  if (typeof fixtures === 'string') return (await loadFixtureSource(fixtures)).dataset;
-  return buildDataset(fixtures, 'fixtures');
+/** A fixture set given to the programmatic API: an object, or a file or folder path. */
+export async function datasetOf(fixtures: string | FixtureSet): Promise<Dataset> {
+  return (await loadFixtureInput(fixtures)).dataset;
 }
 
 /** What the programmatic API checks as the admin API does: with the spec's compiled validators. */
@@ -183,7 +183,7 @@ export interface ControlChecks {
    * `invalidBody`. Without it the input is taken as it is.
    */
   expectedViolationInput?(value: unknown): ExpectedViolationInput;
-  /** The server's run reports (the root's controls only). */
+  /** The server's run reports, asked for at the root only (`adminForbidden` from a session). */
   runs?: RunReports;
 }
 
@@ -241,16 +241,12 @@ export function controlsOf(
     scenarios: () => instance.scenarios.list(),
     applyScenario: (scenario) => instance.scenarios.apply(checks.scenarioInput(scenario), checks),
     clearScenarios: () => instance.scenarios.clear(),
-    report: (async (query?: ReportFormat | { run: string; format?: ReportFormat }) => {
-      const format = typeof query === 'object' ? query.format : query;
-      let report: Report;
-      if (typeof query === 'object') report = await runReport(runsOf(instance, checks), query.run);
-      else {
-        await journal.settled();
-        report = buildReport(instance, checks.operationIds);
-      }
-      return format === undefined || format === 'json' ? report : renderReport(report, format);
-    }) as InstanceControls['report'],
+    report: ((query?: ReportFormat | ReportQuery) =>
+      reportFor(
+        instance,
+        checks,
+        typeof query === 'object' ? query : { format: query },
+      )) as InstanceControls['report'],
     clearReport: (query) => {
       if (query === undefined) instance.clearReport();
       else clearRunReport(runsOf(instance, checks), query.run);
@@ -273,10 +269,27 @@ function runsOf(instance: Instance, checks: ControlChecks): RunReports {
   return checks.runs;
 }
 
-/** For sessions created programmatically: the dataset of `fixtures`, or `fallback` when absent. */
-export async function sessionDataset(
-  fixtures: string | FixtureSet | undefined,
-  fallback: () => Dataset,
-): Promise<Dataset> {
-  return fixtures === undefined ? fallback() : datasetOf(fixtures);
+/** Which report `report` makes: the instance's, or (root only) a run's; and in which format. */
+export interface ReportQuery {
+  run?: string;
+  format?: ReportFormat;
+}
+
+/**
+ * The report a query asks for, as the object (`json`, the default) or as rendered text: the
+ * instance's since it was created or its report cleared, waiting for pending response checks;
+ * or, with `run`, that run's (root only).
+ */
+export async function reportFor(
+  instance: Instance,
+  checks: ControlChecks,
+  { run, format }: ReportQuery = {},
+): Promise<Report | string> {
+  let report: Report;
+  if (run !== undefined) report = await runReport(runsOf(instance, checks), run);
+  else {
+    await instance.journal.settled();
+    report = buildReport(instance, checks.operationIds);
+  }
+  return format === undefined || format === 'json' ? report : renderReport(report, format);
 }

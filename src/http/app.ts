@@ -5,14 +5,14 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { createRouteSuggester } from '../contract/nearest-route.js';
-import { ADMIN_TAG, clientOperationIds, listOperations } from '../contract/operations.js';
+import { ADMIN_TAG, listOperations } from '../contract/operations.js';
 import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
 import { createSpecFallback } from '../contract/spec-fallback.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance.js';
 import { ResponseChecks } from '../harness/runtime-response-checks.js';
-import { stepChecksOf } from '../harness/scenario-steps.js';
+import type { ServerPowers } from '../harness/server-powers.js';
 import { type Session, type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminGuardCheck } from './admin-origin-guard.js';
@@ -32,8 +32,8 @@ import { wantsHtml } from './ui-assets.js';
 export interface AppContext {
   options: Options;
   spec: LoadedSpec;
-  root: Instance;
-  sessions: SessionRegistry;
+  /** The server's admin powers, with its root instance and sessions; `/__admin` adapts them. */
+  powers: ServerPowers;
   logger: Logger;
   /** The spec's request validators, shared with the programmatic API. */
   validators: OperationValidators;
@@ -277,20 +277,15 @@ function decodeSegment(segment: string): string | undefined {
  * handler.
  */
 export function createApp(context: AppContext): RequestListener {
-  const { options, spec, root, sessions, logger, validators } = context;
+  const { options, spec, powers, logger, validators } = context;
+  const { root, sessions } = powers;
   const { request, response } = expressHelpers();
   const classes = serverClasses();
   const operations = listOperations(spec.document);
   const adminRouter = createSpecRouter({
     document: spec.document,
     operations: operations.filter((op) => op.tags.includes(ADMIN_TAG)),
-    handlers: createAdminHandlers({
-      root,
-      sessions,
-      memory: context.memory,
-      operationIds: clientOperationIds(spec.document),
-      stepChecks: stepChecksOf(validators),
-    }),
+    handlers: createAdminHandlers(powers),
     fallback: createSpecFallback(spec.document),
     validators,
   });

@@ -1,3 +1,4 @@
+import type { Settings } from '../../config.js';
 import type { OperationContext, OperationTable } from '../../contract/operation-handler.js';
 import type { AdminOperationId } from '../../contract/operation-ids.js';
 import { ApiError } from '../../errors.js';
@@ -5,11 +6,13 @@ import type { ExpectedViolationInput } from '../../harness/expected-violations.j
 import type { FaultInput } from '../../harness/faults.js';
 import { datasetFromInput } from '../../harness/fixture-input.js';
 import type { Instance } from '../../harness/instance.js';
-import { clockOf, healthOf, journaledRequest } from '../../harness/instance-controls.js';
+import { reportFor } from '../../harness/instance-controls.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
-import type { RateLimitInput } from '../../harness/rate-limits.js';
-import type { StepChecks } from '../../harness/scenario-steps.js';
-import type { MemoryBudget } from '../../memory-budget.js';
+import type { ReportFormat } from '../../harness/report.js';
+import { reportMediaType } from '../../harness/report-formats.js';
+import type { ServerPowers, SessionOptions } from '../../harness/server-powers.js';
+import { sessionPath } from '../../harness/sessions.js';
+import { type ControlsOf, done, removedOrNotFound } from './admin-answers.js';
 import { createTroubleHandlers } from './trouble-handlers.js';
 
 /** Entries in one page of `GET /__admin/requests` when `limit` is not given. */
@@ -17,48 +20,13 @@ const DEFAULT_REQUESTS_PAGE = 100;
 /** In that listing, bodies and responses longer than this are shown as the start of their text. */
 const LISTED_BODY_BYTES = 4096;
 
-import { buildReport, type Report, type ReportFormat } from '../../harness/report.js';
-import { renderReport, reportMediaType } from '../../harness/report-formats.js';
-import { clearRunReport, runReport } from '../../harness/run-reports.js';
-import { type SessionRegistry, sessionPath } from '../../harness/sessions.js';
-import { mergeSettings } from '../../harness/settings-input.js';
-
 /**
- * The admin API: the fake's test-harness calls under /__admin. Each acts on the instance the
- * request was addressed to (the root, or the session under `/sessions/{id}`); the session calls
- * act on the server's sessions from either. Bodies and parameters are already checked against
- * the spec; every further check happens before anything changes.
+ * The admin API: the fake's test-harness calls under /__admin, as HTTP adapters of the server's
+ * powers (`harness/server-powers.ts`), which the programmatic API adapts too. Each acts on the
+ * instance the request was addressed to (the root, or the session under `/sessions/{id}`); the
+ * session calls act on the server's sessions from either. Bodies and parameters are already
+ * checked against the spec; every further check happens before anything changes.
  */
-
-export interface AdminContext {
-  root: Instance;
-  sessions: SessionRegistry;
-  /** The server's memory budget, reported by the root's health call. */
-  memory?: MemoryBudget;
-  /** The vendor operations of the spec, which reports list exercised or not. */
-  operationIds: readonly string[];
-  /** The spec's checks of a fault and a rate limit, for scenarios' steps (none: taken as given). */
-  stepChecks?: StepChecks;
-}
-
-/** Without the spec's checks (a handler table built only to be listed), steps are taken as given. */
-const UNCHECKED: StepChecks = {
-  faultInput: (value) => value as FaultInput,
-  rateLimitInput: (value) => value as RateLimitInput,
-};
-
-const done = { status: 200, body: { success: true } } as const;
-
-/** The server's run reports, asked for at the root URL only. */
-function runsAt(context: OperationContext<Instance>, sessions: SessionRegistry) {
-  if (context.instance.id !== undefined || sessions.runs === undefined) {
-    throw new ApiError(
-      'adminForbidden',
-      'Forbidden: a run\u2019s report is the root\u2019s; ask the root URL (/__admin/report?run=...)',
-    );
-  }
-  return sessions.runs;
-}
 
 /** `http://host:port`: the request's base URL without the session prefix. */
 function originOf(context: OperationContext<Instance>): string {
@@ -66,32 +34,27 @@ function originOf(context: OperationContext<Instance>): string {
   return id === undefined ? context.baseUrl : context.baseUrl.slice(0, -sessionPath(id).length);
 }
 
-export function createAdminHandlers({
-  root,
-  sessions,
-  memory,
-  operationIds,
-  stepChecks,
-}: AdminContext): OperationTable<AdminOperationId, Instance> {
+export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminOperationId, Instance> {
+  const { sessions } = powers;
+  const controls: ControlsOf = (context) => powers.controls(context.instance);
   return {
-    ...createTroubleHandlers(stepChecks ?? UNCHECKED),
-    getHealth: (context) => ({ status: 200, body: healthOf(context.instance, memory) }),
+    ...createTroubleHandlers(controls),
+    getHealth: (context) => ({ status: 200, body: controls(context).health() }),
 
     resetState: (context) => {
-      context.instance.reset();
+      controls(context).reset();
       return done;
     },
 
     loadFixtures: (context) => {
+      // Over HTTP a set is the body, never a path on the server's disk.
       const dataset = datasetFromInput(context.request.body, 'body', true);
       context.instance.load(dataset);
       return { status: 200, body: { success: true, documents: dataset.documents.length } };
     },
 
-    getState: (context) => {
-      // At a million documents its text is longer than the longest string JavaScript can hold.
-      return { status: 200, body: context.instance.fake.snapshot(), chunked: true };
-    },
+    // At a million documents its text is longer than the longest string JavaScript can hold.
+    getState: (context) => ({ status: 200, body: controls(context).state(), chunked: true }),
 
     listRequests: async (context) => {
       const { journal } = context.instance;
@@ -110,138 +73,112 @@ export function createAdminHandlers({
 
     getRequest: async (context) => ({
       status: 200,
-      body: await journaledRequest(context.instance, Number(context.request.params.requestId)),
+      body: await controls(context).request(Number(context.request.params.requestId)),
     }),
 
     clearRequests: (context) => {
-      context.instance.journal.clear();
+      controls(context).clearRequests();
       return done;
     },
 
-    listViolations: async (context) => {
-      const { journal } = context.instance;
-      await journal.settled();
-      return {
-        status: 200,
-        body: { violations: journal.violations(), unmetExpectations: context.instance.expectations.unmet() },
-      };
-    },
+    listViolations: async (context) => ({
+      status: 200,
+      body: {
+        violations: await controls(context).violations(),
+        unmetExpectations: context.instance.expectations.unmet(),
+      },
+    }),
 
-    listNotices: async (context) => {
-      const { journal } = context.instance;
-      await journal.settled();
-      return { status: 200, body: { notices: journal.notices() } };
-    },
+    listNotices: async (context) => ({ status: 200, body: { notices: await controls(context).notices() } }),
 
     getReport: async (context) => {
       const format = (context.request.query.format as ReportFormat | undefined) ?? 'json';
       const run = context.request.query.run as string | undefined;
-      let report: Report;
-      if (run !== undefined) report = await runReport(runsAt(context, sessions), run);
-      else {
-        await context.instance.journal.settled();
-        report = buildReport(context.instance, operationIds);
-      }
-      if (format === 'json') return { status: 200, body: report };
+      const report = await reportFor(context.instance, powers.checks, { run, format });
+      if (typeof report !== 'string') return { status: 200, body: report };
       // JUnit XML, CTRF JSON and Markdown are rendered once and sent as the text they are.
-      const text = renderReport(report, format);
-      return { status: 200, body: undefined, text: { text, mediaType: reportMediaType(format) } };
+      return { status: 200, body: undefined, text: { text: report, mediaType: reportMediaType(format) } };
     },
 
     clearReport: (context) => {
       const run = context.request.query.run as string | undefined;
-      if (run !== undefined) clearRunReport(runsAt(context, sessions), run);
-      else context.instance.clearReport();
+      controls(context).clearReport(run === undefined ? undefined : { run });
       return done;
     },
 
-    createExpectedViolation: (context) => {
-      const input = (context.request.body ?? {}) as ExpectedViolationInput;
-      return { status: 201, body: { id: context.instance.expectations.add(input).id } };
-    },
+    createExpectedViolation: (context) => ({
+      status: 201,
+      body: { id: controls(context).expectViolation((context.request.body ?? {}) as ExpectedViolationInput) },
+    }),
 
     listExpectedViolations: (context) => ({
       status: 200,
-      body: { expectedViolations: context.instance.expectations.list() },
+      body: { expectedViolations: controls(context).expectedViolations() },
     }),
 
     clearExpectedViolations: (context) => {
-      context.instance.expectations.clear();
+      controls(context).clearExpectedViolations();
       return done;
     },
 
     deleteExpectedViolation: (context) => {
       const id = String(context.request.params.expectationId);
-      if (!context.instance.expectations.delete(id))
-        throw new ApiError('routeNotFound', `no expected violation with id "${id}"`);
-      return done;
+      return removedOrNotFound(controls(context).removeExpectedViolation(id), 'expected violation', id);
     },
 
-    createFault: (context) => {
-      const fault = context.instance.faults.add(context.request.body as FaultInput);
-      return { status: 201, body: { id: fault.id } };
-    },
+    createFault: (context) => ({
+      status: 201,
+      body: { id: controls(context).addFault(context.request.body as FaultInput) },
+    }),
 
-    listFaults: (context) => ({ status: 200, body: { faults: context.instance.faults.list() } }),
+    listFaults: (context) => ({ status: 200, body: { faults: controls(context).faults() } }),
 
     clearFaults: (context) => {
-      context.instance.faults.clear();
+      controls(context).clearFaults();
       return done;
     },
 
     deleteFault: (context) => {
       const id = String(context.request.params.faultId);
-      if (!context.instance.faults.delete(id))
-        throw new ApiError('routeNotFound', `no fault with id "${id}"`);
-      return done;
+      return removedOrNotFound(controls(context).removeFault(id), 'fault', id);
     },
 
-    getClock: (context) => ({ status: 200, body: clockOf(context.instance) }),
+    getClock: (context) => ({ status: 200, body: controls(context).clock() }),
 
     setClock: (context) => {
       const body = context.request.body as { advanceSeconds?: number; now?: number };
-      const { clock } = context.instance.fake;
-      if (body.advanceSeconds !== undefined) clock.advance(body.advanceSeconds);
-      else if (body.now !== undefined) clock.set(body.now);
-      return { status: 200, body: clockOf(context.instance) };
+      const clock = controls(context);
+      if (body.advanceSeconds !== undefined) clock.advanceClock(body.advanceSeconds);
+      else if (body.now !== undefined) clock.setClock(body.now);
+      return { status: 200, body: clock.clock() };
     },
 
     revokeTokens: (context) => ({
       status: 200,
-      body: { success: true, revoked: context.instance.fake.revokeTokens() },
+      body: { success: true, revoked: controls(context).revokeTokens() },
     }),
 
-    getSettings: (context) => ({ status: 200, body: context.instance.fake.settings }),
+    getSettings: (context) => ({ status: 200, body: controls(context).settings() }),
 
-    updateSettings: (context) => {
-      const { fake } = context.instance;
-      fake.settings = mergeSettings(fake.settings, context.request.body);
-      return { status: 200, body: fake.settings };
-    },
+    updateSettings: (context) => ({
+      status: 200,
+      body: controls(context).settings(context.request.body as Partial<Settings>),
+    }),
 
-    createSession: (context) => {
+    createSession: async (context) => {
       if (context.instance.id !== undefined) {
         throw new ApiError(
           'adminForbidden',
           'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',
         );
       }
-      const body = context.request.body as
-        | { fixtures?: unknown; expires?: boolean; keys?: 'fixtures' | 'own'; run?: string }
-        | undefined;
-      sessions.assertRoom();
-      // A set of its own is counted against the memory budget as long as the session lives
-      // (as built); the root's is shared.
-      const ownFixtures = body?.fixtures !== undefined;
-      const dataset = ownFixtures
-        ? datasetFromInput(body.fixtures, 'body/fixtures', true)
-        : root.fake.resetPoint();
-      const session = sessions.create(dataset, {
-        ownFixtures,
-        expires: body?.expires !== false,
-        ownKeys: body?.keys === 'own',
-        run: body?.run,
-      });
+      const { fixtures, ...options } = (context.request.body ?? {}) as SessionOptions & {
+        fixtures?: unknown;
+      };
+      const session = await powers.openSession(
+        fixtures === undefined ? undefined : () => datasetFromInput(fixtures, 'body/fixtures', true),
+        options,
+      );
       const created = { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` };
       // The secrets are answered here (and in the session's state) only.
       const keys = session.instance.ownKeys?.list();

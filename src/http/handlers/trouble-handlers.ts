@@ -1,18 +1,14 @@
 import type { OperationTable } from '../../contract/operation-handler.js';
 import type { AdminOperationId } from '../../contract/operation-ids.js';
-import { ApiError } from '../../errors.js';
 import type { Instance } from '../../harness/instance.js';
 import type { RateLimitInput } from '../../harness/rate-limits.js';
-import type { StepChecks } from '../../harness/scenario-steps.js';
-
-const done = { status: 200, body: { success: true } } as const;
+import type { ScenarioInput } from '../../harness/scenarios.js';
+import { type ControlsOf, done, removedOrNotFound } from './admin-answers.js';
 
 /**
  * The admin calls for trouble a test switches on: rate limits and scenarios (faults are in
- * `admin-handlers.ts`). `checks`: the spec's checks of the faults and limits a scenario's steps
- * carry (the admin API's own, so a step is checked as its call would be).
+ * `admin-handlers.ts`), adapting the instance's controls as the other admin calls do.
  */
-/** The admin operations of trouble: rate limits and scenarios. */
 type TroubleOperationId = Extract<
   AdminOperationId,
   | 'createRateLimit'
@@ -24,36 +20,34 @@ type TroubleOperationId = Extract<
   | 'clearScenarios'
 >;
 
-export function createTroubleHandlers(checks: StepChecks): OperationTable<TroubleOperationId, Instance> {
+export function createTroubleHandlers(controls: ControlsOf): OperationTable<TroubleOperationId, Instance> {
   return {
     createRateLimit: (context) => ({
       status: 201,
-      body: { id: context.instance.rateLimits.add(context.request.body as RateLimitInput) },
+      body: { id: controls(context).addRateLimit(context.request.body as RateLimitInput) },
     }),
 
-    listRateLimits: (context) => ({ status: 200, body: { rateLimits: context.instance.rateLimits.list() } }),
+    listRateLimits: (context) => ({ status: 200, body: { rateLimits: controls(context).rateLimits() } }),
 
     clearRateLimits: (context) => {
-      context.instance.rateLimits.clear();
+      controls(context).clearRateLimits();
       return done;
     },
 
     deleteRateLimit: (context) => {
       const id = String(context.request.params.rateLimitId);
-      if (!context.instance.rateLimits.delete(id))
-        throw new ApiError('routeNotFound', `no rate limit with id "${id}"`);
-      return done;
+      return removedOrNotFound(controls(context).removeRateLimit(id), 'rate limit', id);
     },
 
-    listScenarios: (context) => ({ status: 200, body: context.instance.scenarios.list() }),
+    listScenarios: (context) => ({ status: 200, body: controls(context).scenarios() }),
 
     applyScenario: (context) => ({
       status: 201,
-      body: { id: context.instance.scenarios.apply(context.request.body as Record<string, unknown>, checks) },
+      body: { id: controls(context).applyScenario(context.request.body as ScenarioInput) },
     }),
 
     clearScenarios: (context) => {
-      context.instance.scenarios.clear();
+      controls(context).clearScenarios();
       return done;
     },
   };

@@ -1,0 +1,95 @@
+import type { OperationValidators } from '../contract/request-validator.js';
+import type { Dataset } from '../domain/types.js';
+import type { MemoryBudget } from '../memory-budget.js';
+import type { ExpectedViolationInput } from './expected-violations.js';
+import type { Instance } from './instance.js';
+import { type ControlChecks, controlsOf, type InstanceControls } from './instance-controls.js';
+import type { RunReports } from './run-reports.js';
+import { stepChecksOf } from './scenario-steps.js';
+import type { ScenarioInput } from './scenarios.js';
+import type { Session, SessionRegistry } from './sessions.js';
+
+/** How a session is created (the body of `POST /__admin/sessions`, fixtures aside). */
+export interface SessionOptions {
+  /** False: never removed for being idle. */
+  expires?: boolean;
+  /** `own`: API keys of its own, which reach the session at the root URL too; `fixtures` (default): the set's keys. */
+  keys?: 'fixtures' | 'own';
+  /**
+   * A run label: the root's `report({ run })` reports every session of the run together, those
+   * already deleted included (1-128 characters of letters, digits and `._:@/-`).
+   */
+  run?: string;
+}
+
+export interface ServerPowersInput {
+  root: Instance;
+  sessions: SessionRegistry;
+  /** The spec's compiled validators: the powers check their input as the admin API does. */
+  validators: OperationValidators;
+  /** The vendor operations of the spec, which reports list exercised or not. */
+  operationIds: readonly string[];
+  /** The server's run reports (asked for at the root only). */
+  runs?: RunReports;
+  /** The server's memory budget, reported by the root's health. */
+  memory?: MemoryBudget;
+}
+
+/**
+ * The admin powers of one server, implemented once: the `/__admin` handlers, the programmatic API
+ * (`createMockServer`, its sessions) and, through HTTP, the typed client all adapt these. Each
+ * instance's controls are made once and kept while the instance lives.
+ */
+export class ServerPowers {
+  readonly root: Instance;
+  readonly sessions: SessionRegistry;
+  readonly checks: ControlChecks;
+  readonly memory: MemoryBudget | undefined;
+  readonly #controls = new WeakMap<Instance, InstanceControls>();
+
+  constructor({ root, sessions, validators, operationIds, runs, memory }: ServerPowersInput) {
+    this.root = root;
+    this.sessions = sessions;
+    this.memory = memory;
+    this.checks = {
+      ...stepChecksOf(validators),
+      scenarioInput: validators.jsonBody('applyScenario') as (value: unknown) => ScenarioInput,
+      expectedViolationInput: validators.jsonBody('createExpectedViolation') as (
+        value: unknown,
+      ) => ExpectedViolationInput,
+      operationIds,
+      runs,
+    };
+  }
+
+  /** The controls of the root or of one of this server's sessions. */
+  controls(instance: Instance): InstanceControls {
+    let made = this.#controls.get(instance);
+    if (!made) {
+      made = controlsOf(instance, this.checks, this.memory);
+      this.#controls.set(instance, made);
+    }
+    return made;
+  }
+
+  /**
+   * Creates a session (`POST /__admin/sessions`, `MockServer.session`): over the fixture set
+   * `fixtures` makes, or the root's reset point. The cap is checked before a set is built; a set
+   * of its own is counted against the memory budget while the session lives (the root's is
+   * shared). Throws `tooManySessions`, `memoryBudget`, `invalidBody` (a bad run label) or what
+   * `fixtures` throws.
+   */
+  async openSession(
+    fixtures: (() => Dataset | Promise<Dataset>) | undefined,
+    { expires, keys, run }: SessionOptions = {},
+  ): Promise<Session> {
+    this.sessions.assertRoom();
+    const dataset = fixtures === undefined ? this.root.fake.resetPoint() : await fixtures();
+    return this.sessions.create(dataset, {
+      ownFixtures: fixtures !== undefined,
+      expires: expires !== false,
+      ownKeys: keys === 'own',
+      run,
+    });
+  }
+}

@@ -24,6 +24,8 @@ import { applyScenarioFiles } from './harness/scenario-files.js';
 import { ServerPowers, type SessionOptions } from './harness/server-powers.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
 import { createApp } from './http/app.js';
+import { createAdminHandlers } from './http/handlers/admin-handlers.js';
+import { createVendorHandlers } from './http/handlers/vendor-handlers.js';
 import { createListeners } from './http/listeners.js';
 import { createLogger } from './logger.js';
 import { MemoryBudget } from './memory-budget.js';
@@ -176,6 +178,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   if (certificates?.ca.warning !== undefined)
     logger.warn({ tlsCa: certificates.ca.certPath }, certificates.ca.warning);
   const served = createApp({
+    handlers: { vendor: createVendorHandlers(spec.document), admin: createAdminHandlers(powers) },
     options,
     spec,
     powers,

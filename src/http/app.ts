@@ -5,6 +5,8 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import type { Logger } from 'pino';
 import type { Options } from '../config.js';
 import { createRouteSuggester } from '../contract/nearest-route.js';
+import type { OperationTable } from '../contract/operation-handler.js';
+import type { AdminOperationId, VendorOperationId } from '../contract/operation-ids.js';
 import { ADMIN_TAG, listOperations } from '../contract/operations.js';
 import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
@@ -20,8 +22,6 @@ import { createAdminAuthCheck } from './admin-token-check.js';
 import { createErrorHandler } from './error-handler.js';
 import { proxyRouteOf } from './forward-proxy.js';
 import { createFrontPages } from './front-pages.js';
-import { createAdminHandlers } from './handlers/admin-handlers.js';
-import { createVendorHandlers } from './handlers/vendor-handlers.js';
 import { createInstanceRouter } from './instance-router.js';
 import { chain } from './middleware-chain.js';
 import { createRequestLog } from './request-log.js';
@@ -29,7 +29,15 @@ import { pathOf, RequestState, stateOf } from './request-state.js';
 import { createSpecRouter } from './spec-router.js';
 import { wantsHtml } from './ui-assets.js';
 
+/** The handler tables the spec routers call: one handler for every operation of each. */
+export interface AppHandlers {
+  vendor: OperationTable<VendorOperationId, Instance>;
+  admin: OperationTable<AdminOperationId, Instance>;
+}
+
 export interface AppContext {
+  /** The vendor API's handlers and the admin API's (`createVendorHandlers`, `createAdminHandlers`). */
+  handlers: AppHandlers;
   options: Options;
   spec: LoadedSpec;
   /** The server's admin powers, with its root instance and sessions; `/__admin` adapts them. */
@@ -282,17 +290,23 @@ export function createApp(context: AppContext): RequestListener {
   const { request, response } = expressHelpers();
   const classes = serverClasses();
   const operations = listOperations(spec.document);
-  const adminRouter = createSpecRouter({
-    document: spec.document,
-    operations: operations.filter((op) => op.tags.includes(ADMIN_TAG)),
-    handlers: createAdminHandlers(powers),
-    fallback: createSpecFallback(spec.document),
-    validators,
-  });
+  // A router is a few path patterns over the operations (well under a millisecond to make); its
+  // validators are compiled once per spec, and the fallback mocker loads only when an operation
+  // without a handler is called.
+  const fallback = createSpecFallback(spec.document);
+  const routerOf = (admin: boolean, handlers: AppHandlers['admin'] | AppHandlers['vendor']) =>
+    createSpecRouter({
+      document: spec.document,
+      operations: operations.filter((op) => op.tags.includes(ADMIN_TAG) === admin),
+      handlers,
+      fallback,
+      validators,
+    });
+  const adminRouter = routerOf(true, context.handlers.admin);
   const instanceRoutes = createInstanceRouter({
     options,
     adminRouter,
-    apiRouter: vendorRouter(spec, validators),
+    apiRouter: routerOf(false, context.handlers.vendor),
     checks: new ResponseChecks(spec.document, logger),
     suggestRoute: createRouteSuggester(operations),
     memory: context.memory,
@@ -382,33 +396,6 @@ export function serverClasses(): ServerClasses {
   Object.setPrototypeOf(FakeResponse.prototype, response);
   made = { Request: FakeRequest, Response: FakeResponse };
   return made;
-}
-
-/**
- * The vendor operations' router of a spec, made once per spec and its validators and shared by
- * every server that loads them: its handlers and the fallback mocker hold nothing of a server's
- * (they read the instance from the request), so a later server pays nothing for it.
- */
-const vendorRouters = new WeakMap<LoadedSpec, WeakMap<OperationValidators, RequestHandler>>();
-
-function vendorRouter(spec: LoadedSpec, validators: OperationValidators): RequestHandler {
-  let bySpec = vendorRouters.get(spec);
-  if (!bySpec) {
-    bySpec = new WeakMap();
-    vendorRouters.set(spec, bySpec);
-  }
-  let router = bySpec.get(validators);
-  if (!router) {
-    router = createSpecRouter({
-      document: spec.document,
-      operations: listOperations(spec.document).filter((op) => !op.tags.includes(ADMIN_TAG)),
-      handlers: createVendorHandlers(spec.document),
-      fallback: createSpecFallback(spec.document),
-      validators,
-    });
-    bySpec.set(validators, router);
-  }
-  return router;
 }
 
 /** The error handler answers every error itself; it never hands one on. */

@@ -56,7 +56,7 @@ async function reset() {
   const mock = await createMockServer({ fixtures: file, logLevel: 'silent' });
   const fake = mock.root.fake;
   const principal = { organizationId: 1, keyId: defaultApiKey(1).keyId };
-  const ids = fake.listDocuments(principal, { resultsPerPage: 1000, orderBy: 'id' }).map((d) => d.id);
+  const ids = fake.listDocuments(principal, { resultsPerPage: 1000, orderBy: 'id' }).rows.map((d) => d.id);
   const times = [];
   for (let i = 0; i < count; i++) {
     fake.patchDocument(principal, String(ids[i % ids.length]), {});

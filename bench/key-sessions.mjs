@@ -49,7 +49,7 @@ async function token(key) {
 
 const rootKey = defaultApiKey(1);
 const rootToken = await token(rootKey);
-const documentId = mock.root.fake.listDocuments({ organizationId: 1, keyId: rootKey.keyId }, {})[0].id;
+const documentId = mock.root.fake.listDocuments({ organizationId: 1, keyId: rootKey.keyId }, {}).rows[0].id;
 const path = `/api/v2/documents/${documentId}`;
 
 async function measure(name, accessToken) {

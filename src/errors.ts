@@ -7,6 +7,7 @@
  *
  * Status and code follow the vendor's published error table (see docs/decisions.md).
  */
+import type { BehaviourMark } from './behaviour-marks.js';
 
 export interface ErrorKind {
   status: number;
@@ -349,12 +350,12 @@ export class ApiError extends Error {
   readonly code: number;
   readonly errors: Violation[] | undefined;
   /**
-   * What the error tells beyond its kind, as an id of the behaviour catalogue
-   * (`harness/behaviours.ts`): `tokenExpired`, `foreignDocument`, `batchRefusedWhole`...
+   * The behaviour the answer shows beyond its kind (`behaviour-marks.ts`): `tokenExpired`,
+   * `foreignDocument`, `batchRefusedWhole`...
    */
-  readonly fact: string | undefined;
+  readonly mark: BehaviourMark | undefined;
 
-  constructor(kind: ErrorKindName, message?: string, errors?: Violation[], fact?: string) {
+  constructor(kind: ErrorKindName, message?: string, errors?: Violation[], mark?: BehaviourMark) {
     const def: ErrorKind = ERROR_KINDS[kind];
     super(boundText(message ?? def.message, MAX_ERROR_MESSAGE));
     this.name = 'ApiError';
@@ -362,7 +363,7 @@ export class ApiError extends Error {
     this.status = def.status;
     this.code = def.code;
     this.errors = errors;
-    this.fact = fact;
+    this.mark = mark;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { BehaviourMark } from '../behaviour-marks.js';
 import type { Principal } from '../domain/fake.js';
 import type { Notice } from '../notices.js';
 import type { Operation } from './operations.js';
@@ -39,10 +40,10 @@ export interface OperationResult {
   /** A body that is not JSON (a JUnit XML or Markdown report): sent as it is, with its media type, instead of `body`. */
   text?: { text: string; mediaType: string };
   /**
-   * Behaviours of the catalogue (`harness/behaviours.ts`) that only the handler or the domain
-   * knows the request exercised (a short last page, a batch that created documents...).
+   * The behaviours the answer shows that only the handler or the domain knows (a short last page,
+   * a batch that created documents...): see `behaviour-marks.ts`.
    */
-  facts?: readonly string[];
+  marks?: readonly BehaviourMark[];
 }
 
 export type OperationHandler<TInstance = unknown> = (

@@ -16,10 +16,17 @@ import { Catalog } from './catalog.js';
 import { Clock } from './clock.js';
 import { buildDetails, didYouMean, isPlainObject, quoteKeys, readShapedNotice } from './details-patch.js';
 import {
+  isDocumentedType,
+  type ListPage,
+  type PageQuery,
+  pageOf,
+  pageWindow,
+  pagingNotices,
+  undocumentedTypeNotice,
+} from './list-page.js';
+import {
   type DocumentSummary,
   type ListQuery,
-  type PageQuery,
-  pageWindow,
   queryDocuments,
   SearchIndex,
   toSummary,
@@ -28,7 +35,8 @@ import { buildBase, DocumentStore, type StoreBase } from './store.js';
 import { computeHash, hashMatches, type TokenGrant, type TokenObserver, TokenStore } from './tokens.js';
 import { copyDataset, type Dataset, type DetailEntry, type Details, type Document } from './types.js';
 
-export type { DocumentSummary, ListQuery, PageQuery } from './list-query.js';
+export type { ListPage, PageQuery } from './list-page.js';
+export type { DocumentSummary, ListQuery } from './list-query.js';
 
 /** One row of the client list: id and the HTML-entity-encoded name, as the live service sends it. */
 export interface ClientRow {
@@ -241,20 +249,32 @@ export class Fake {
     return { organizationId: grant.organizationId, keyId: grant.keyId };
   }
 
-  listDocuments(p: Principal, q: ListQuery): DocumentSummary[] {
+  /**
+   * One page of the organization's documents (see list-query.ts), with the behaviours the page
+   * shows and the notices on the query (list-page.ts). The rows are frozen, made once per stored
+   * document.
+   */
+  listDocuments(p: Principal, q: ListQuery): ListPage<DocumentSummary> {
     const { catalog, search } = this.#loaded;
+    const window = pageWindow(q, this.settings);
     const orders = this.#store.ordersOf(p.organizationId);
-    return queryDocuments(orders, q, search, this.settings).map((doc) => toSummary(doc, catalog));
+    const rows = queryDocuments(orders, q, window, search).map((doc) => toSummary(doc, catalog));
+    let notices = pagingNotices(q, this.settings);
+    if (q.type !== undefined && !isDocumentedType(q.type)) {
+      notices = [...(notices ?? []), undocumentedTypeNotice(q.type)];
+    }
+    return pageOf(rows, window, notices);
   }
 
-  /** The organization's clients by id, one page (same paging rules and cap as the document list). */
-  listClients(p: Principal, q: PageQuery): ClientRow[] {
+  /** The organization's clients by id, one page (same paging rules, cap, marks and notices as the document list). */
+  listClients(p: Principal, q: PageQuery): ListPage<ClientRow> {
     const { catalog } = this.#loaded;
-    const { start, size } = pageWindow(q, this.settings);
-    return catalog
+    const window = pageWindow(q, this.settings);
+    const rows = catalog
       .clientsOf(p.organizationId)
-      .slice(start, start + size)
+      .slice(window.start, window.start + window.perPage)
       .map((c) => ({ id: c.id, name: catalog.encodedClientName(c.id) }));
+    return pageOf(rows, window, pagingNotices(q, this.settings));
   }
 
   /**

@@ -12,19 +12,14 @@
  * a lower-cased search string per document, computed once and cached by document object
  * (documents are immutable, so the cache never goes stale).
  */
-import type { Settings } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { Catalog } from './catalog.js';
+import type { PageQuery, PageWindow } from './list-page.js';
 import type { OrgOrders } from './store.js';
-import { type Document, type DocumentSummary, TEMPLATE_TYPES } from './types.js';
+import type { Document, DocumentSummary } from './types.js';
 
+export type { PageQuery } from './list-page.js';
 export type { DocumentSummary } from './types.js';
-
-/** Paging, shared by the document list and the client list. */
-export interface PageQuery {
-  resultsPerPage?: number;
-  pageNum?: number;
-}
 
 export interface ListQuery extends PageQuery {
   orderBy?: string;
@@ -46,8 +41,6 @@ export const LIST_QUERY_KEYS = Object.keys({
   clientId: true,
   searchTxt: true,
 } satisfies Record<keyof ListQuery, true>) as ReadonlyArray<keyof ListQuery>;
-
-export const DEFAULT_RESULTS_PER_PAGE = 100;
 
 const TEMPLATE_UID = /^(?:tpl-)?(\d{1,16})$/i;
 
@@ -197,33 +190,6 @@ function invalidQuery(message: string): ApiError {
   return new ApiError('invalidQuery', message);
 }
 
-function positiveInt(value: number | undefined, fallback: number, name: string, max: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw invalidQuery(`${name} needs to be an integer between 1 and ${max}.`);
-  }
-  return value;
-}
-
-/**
- * The page a query asks for: `pageNum` (1-based, default `defaultPageNum`) of `resultsPerPage`
- * rows (default 100, capped at `maxResultsPerPage` as the live service caps it, with a `pageSizeCapped` notice).
- */
-export function pageWindow(
-  q: PageQuery,
-  settings: Settings,
-): { pageNum: number; perPage: number; start: number; size: number } {
-  const pageNum = positiveInt(q.pageNum, settings.defaultPageNum, 'pageNum', 9999);
-  const requested = positiveInt(q.resultsPerPage, DEFAULT_RESULTS_PER_PAGE, 'resultsPerPage', 9999);
-  const perPage = Math.min(requested, settings.maxResultsPerPage);
-  return { pageNum, perPage, start: (pageNum - 1) * perPage, size: perPage };
-}
-
-/** Whether a `type` is one the documentation lists (any case). Others match no document. */
-export function isDocumentedType(type: string): boolean {
-  return (TEMPLATE_TYPES as readonly string[]).includes(type.toLowerCase());
-}
-
 /**
  * One exact filter of the list: how its value is read from a query (undefined when the query does
  * not filter on it; an `invalidQuery` thrown when the value is not one it takes) and which
@@ -297,14 +263,14 @@ export function exactFiltersOf(
   return { matches, key: JSON.stringify(values) };
 }
 
-/** The documents of one page, in order. */
+/** The documents of the page `window` of the query, in order (`pageWindow` reads the window off the query). */
 export function queryDocuments(
   orders: OrgOrders | undefined,
   q: ListQuery,
+  window: PageWindow,
   search: SearchIndex,
-  settings: Settings,
 ): Document[] {
-  const { pageNum, perPage } = pageWindow(q, settings);
+  const { perPage } = window;
   const orderBy = (q.orderBy ?? 'label').toLowerCase();
   if (orderBy !== 'label' && orderBy !== 'id') throw invalidQuery('orderBy needs to be label or id.');
   const orderDir = (q.orderDir ?? 'asc').toLowerCase();
@@ -322,7 +288,7 @@ export function queryDocuments(
   const desc = orderDir === 'desc';
   const n = list.length;
   // Clamped so an absurd pageNum cannot make the arithmetic lose precision.
-  let toSkip = Math.min((pageNum - 1) * perPage, n);
+  let toSkip = Math.min(window.start, n);
   if (view !== undefined && needle === undefined) {
     const end = Math.min(toSkip + perPage, n);
     for (let k = toSkip; k < end; k++) page.push(list[desc ? n - 1 - k : k] as Document);

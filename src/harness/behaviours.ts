@@ -1,3 +1,4 @@
+import type { BehaviourMark } from '../behaviour-marks.js';
 import { emptyList } from '../deep-freeze.js';
 import { ERROR_KINDS, type ErrorKindName } from '../errors.js';
 import { NOTICE_CODES, NOTICE_KINDS, type NoticeCode } from '../notices.js';
@@ -20,7 +21,7 @@ import { FAULT_KINDS, type FaultKind } from './faults.js';
 export type BehaviourGroup = 'vendor' | 'error' | 'notice' | 'fault';
 
 export interface Behaviour {
-  id: string;
+  id: BehaviourId;
   group: BehaviourGroup;
   /** One line: what happens. */
   meaning: string;
@@ -36,7 +37,11 @@ export interface Behaviour {
 
 type Described = Omit<Behaviour, 'id' | 'group'>;
 
-/** What only a handler or the domain knows about a request (returned with its result). */
+/**
+ * The behaviours of the vendor's service: the marks of `behaviour-marks.ts` (what only the domain,
+ * a handler or a scenario knows a request met, carried with its answer), each described; the
+ * compiler holds this table and `BehaviourMark` to the same ids.
+ */
 export const VENDOR_BEHAVIOURS = {
   tokenIssued: {
     meaning: 'an access token was issued for a key and an HMAC of the content',
@@ -138,15 +143,13 @@ export const VENDOR_BEHAVIOURS = {
     how: 'GET /api/v2/documents?pageNum=1&orderBy=&searchTxt=',
     likelihood: 2,
   },
-} as const satisfies Record<string, Described>;
-
-export type VendorBehaviourId = keyof typeof VENDOR_BEHAVIOURS;
+} as const satisfies Record<BehaviourMark, Described>;
 
 /**
  * Error kinds a vendor API request is never journaled with, so no client can be seen meeting
  * them: each with why. Every other kind of the catalogue is a behaviour.
  */
-export const ERRORS_NOT_MET: Partial<Record<ErrorKindName, string>> = {
+export const ERRORS_NOT_MET = {
   invalidParameter: 'admin API only',
   adminUnauthorized: 'admin API only',
   adminForbidden: 'admin API only',
@@ -163,10 +166,28 @@ export const ERRORS_NOT_MET: Partial<Record<ErrorKindName, string>> = {
   expectationFailed: 'answered by Node before the app (no journal entry)',
   stateNotSaved: "the fake's own failure (its disk), never something a client meets on the live service",
   unexpected: 'a bug in the fake',
-};
+} as const satisfies Partial<Record<ErrorKindName, string>>;
+
+/** The error kinds a vendor API request can be answered with: each is a behaviour. */
+type MetErrorKind = Exclude<ErrorKindName, keyof typeof ERRORS_NOT_MET>;
+
+/**
+ * Every behaviour id of the catalogue: the vendor's marks and the three derived families, so a
+ * misspelt id (`error.notFund`, `notice.pageSizeCaped`) fails the compiler.
+ */
+export type BehaviourId =
+  | BehaviourMark
+  | `error.${MetErrorKind}`
+  | `notice.${NoticeCode}`
+  | `fault.${FaultKind}`;
+
+const NOT_MET: Partial<Record<ErrorKindName, string>> = ERRORS_NOT_MET;
+
+/** Whether requests answered with an error of `kind` can be journaled (so it is a behaviour). */
+const isMet = (kind: ErrorKindName): kind is MetErrorKind => NOT_MET[kind] === undefined;
 
 /** Per error kind: why a client should meet it and how to make the fake answer it. */
-const ERROR_HOW: Partial<Record<ErrorKindName, Pick<Described, 'how' | 'likelihood'>>> = {
+const ERROR_HOW: Partial<Record<MetErrorKind, Pick<Described, 'how' | 'likelihood'>>> = {
   invalidToken: {
     how: 'call with no token, an unknown one, or an expired one (advance the clock)',
     likelihood: 5,
@@ -213,7 +234,7 @@ const FAULT_WHY: Record<FaultKind, Pick<Described, 'why' | 'likelihood'>> = {
   },
 };
 
-function errorBehaviour(kind: ErrorKindName): Behaviour {
+function errorBehaviour(kind: MetErrorKind): Behaviour {
   const def = ERROR_KINDS[kind];
   const extra = ERROR_HOW[kind];
   return {
@@ -269,36 +290,35 @@ function faultBehaviour(kind: FaultKind): Behaviour {
 
 /** The whole catalogue, in a stable order: vendor behaviours, error kinds, notices, faults. */
 export const BEHAVIOURS: readonly Behaviour[] = Object.freeze([
-  ...Object.entries(VENDOR_BEHAVIOURS).map(
-    ([id, b]): Behaviour => ({ id, group: 'vendor', ...(b as Described) }),
+  ...(Object.entries(VENDOR_BEHAVIOURS) as Array<[BehaviourMark, Described]>).map(
+    ([id, b]): Behaviour => ({ id, group: 'vendor', ...b }),
   ),
-  ...(Object.keys(ERROR_KINDS) as ErrorKindName[])
-    .filter((kind) => ERRORS_NOT_MET[kind] === undefined)
-    .map(errorBehaviour),
+  ...(Object.keys(ERROR_KINDS) as ErrorKindName[]).filter(isMet).map(errorBehaviour),
   ...NOTICE_CODES.map(noticeBehaviour),
   ...(Object.keys(FAULT_KINDS) as FaultKind[]).map(faultBehaviour),
 ]);
 
-export const BEHAVIOUR_IDS: readonly string[] = BEHAVIOURS.map((b) => b.id);
+export const BEHAVIOUR_IDS: readonly BehaviourId[] = BEHAVIOURS.map((b) => b.id);
 
-const BY_ID = new Map(BEHAVIOURS.map((b) => [b.id, b]));
+const BY_ID = new Map<string, Behaviour>(BEHAVIOURS.map((b) => [b.id, b]));
 
+/** The behaviour of an id (one a user gave, so any text: undefined when the catalogue has none). */
 export function behaviourOf(id: string): Behaviour | undefined {
   return BY_ID.get(id);
 }
 
-/** What the pipeline knows of a request once its answer is decided. */
-export interface RequestFacts {
+/** What the pipeline knows of a request once its answer is decided: what `behavioursOf` reads. */
+export interface RequestOutcome {
   operationId: string | undefined;
   /** The query string as sent, without `?`. */
   search: string;
-  /** The error kind the answer was rendered from, and what it tells beyond its kind. */
+  /** The error kind the answer was rendered from, and the behaviour it shows beyond its kind. */
   errorKind: ErrorKindName | undefined;
-  errorFact: string | undefined;
+  errorMark: BehaviourMark | undefined;
   notices: readonly { code: NoticeCode }[];
   faultKinds: readonly FaultKind[];
-  /** What the handler or the domain knew (returned with the result). */
-  facts: readonly string[] | undefined;
+  /** The behaviours only the handler, the domain or a scenario knew the answer shows. */
+  marks: readonly BehaviourMark[] | undefined;
   status: number | undefined;
 }
 
@@ -306,26 +326,26 @@ export interface RequestFacts {
 const EMPTY_VALUE = /(?:^|&)[^=&]+(?:=)?(?=&|$)/;
 
 /** The behaviours one request exercised, in catalogue order, without repeats. */
-export function behavioursOf(facts: RequestFacts): string[] {
+export function behavioursOf(outcome: RequestOutcome): BehaviourId[] {
   // The usual request (a plain read) meets nothing worth a mark: no set is made for it.
   if (
-    facts.errorKind === undefined &&
-    facts.facts === undefined &&
-    facts.notices.length === 0 &&
-    facts.faultKinds.length === 0 &&
-    facts.operationId !== 'createClientToken' &&
-    (facts.search === '' || !EMPTY_VALUE.test(facts.search))
+    outcome.errorKind === undefined &&
+    outcome.marks === undefined &&
+    outcome.notices.length === 0 &&
+    outcome.faultKinds.length === 0 &&
+    outcome.operationId !== 'createClientToken' &&
+    (outcome.search === '' || !EMPTY_VALUE.test(outcome.search))
   ) {
     return emptyList();
   }
-  const found = new Set<string>();
-  if (facts.operationId === 'createClientToken' && facts.status === 200) found.add('tokenIssued');
-  for (const fact of facts.facts ?? []) found.add(fact);
-  if (facts.errorFact) found.add(facts.errorFact);
-  if (facts.errorKind && ERRORS_NOT_MET[facts.errorKind] === undefined) found.add(`error.${facts.errorKind}`);
-  for (const n of facts.notices) found.add(`notice.${n.code}`);
-  for (const kind of facts.faultKinds) found.add(`fault.${kind}`);
-  if (facts.operationId && facts.search !== '' && EMPTY_VALUE.test(facts.search))
+  const found = new Set<BehaviourId>();
+  if (outcome.operationId === 'createClientToken' && outcome.status === 200) found.add('tokenIssued');
+  for (const mark of outcome.marks ?? []) found.add(mark);
+  if (outcome.errorMark) found.add(outcome.errorMark);
+  if (outcome.errorKind && isMet(outcome.errorKind)) found.add(`error.${outcome.errorKind}`);
+  for (const n of outcome.notices) found.add(`notice.${n.code}`);
+  for (const kind of outcome.faultKinds) found.add(`fault.${kind}`);
+  if (outcome.operationId && outcome.search !== '' && EMPTY_VALUE.test(outcome.search))
     found.add('emptyQueryValue');
   if (found.size <= 1) return [...found];
   return BEHAVIOUR_IDS.filter((id) => found.has(id));

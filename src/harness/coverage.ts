@@ -1,5 +1,6 @@
 import type { Violation } from '../errors.js';
 import type { Notice, NoticeCode } from '../notices.js';
+import type { BehaviourId } from './behaviours.js';
 import { FindingList, type FindingsPool, findingsBytes, RECORD_BYTES } from './finding-list.js';
 import type { JournalEntry } from './journal.js';
 
@@ -47,7 +48,7 @@ export class Coverage {
   /** When the tally started (milliseconds since the Unix epoch). */
   since = Date.now();
   readonly operations = new Map<string, number>();
-  readonly behaviours = new Map<string, Tally>();
+  readonly behaviours = new Map<BehaviourId, Tally>();
   /** Requests that broke the contract since the tally started: exact, whatever the lists dropped. */
   violatingRequests = 0;
   /** Requests with at least one notice since the tally started: exact. */

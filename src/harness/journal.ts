@@ -3,6 +3,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { capViolations, type Violation } from '../errors.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
+import type { BehaviourId } from './behaviours.js';
 import { hasUnexpected, unexpectedOf } from './expected-violations.js';
 import { findingsBytes } from './finding-list.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
@@ -58,7 +59,7 @@ export interface JournalRecord {
   /** What the request relied on that the documentation does not promise (never violations). */
   notices: Notice[];
   /** The behaviours of the catalogue the request exercised (`behaviours.ts`), in catalogue order. */
-  behaviours: string[];
+  behaviours: BehaviourId[];
 }
 
 export interface JournalEntry extends JournalRecord {
@@ -125,7 +126,7 @@ export interface JournalEntryView {
   aborted?: true;
   violations: Violation[];
   notices: Notice[];
-  behaviours: string[];
+  behaviours: BehaviourId[];
 }
 
 /** One request that broke the contract (the shape of `GET /__admin/violations`). */

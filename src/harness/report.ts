@@ -1,4 +1,4 @@
-import { BEHAVIOURS, type Behaviour, type BehaviourGroup } from './behaviours.js';
+import { BEHAVIOURS, type Behaviour, type BehaviourGroup, type BehaviourId } from './behaviours.js';
 import type { FindingRecord } from './coverage.js';
 import type { UnmetExpectation } from './expected-violations.js';
 import type { Instance } from './instance.js';
@@ -135,7 +135,7 @@ export function buildReport(instance: Instance, operationIds: readonly string[])
 
 /** What a report says of coverage, from each behaviour's and each operation's counts. */
 export function coverageParts(
-  behaviourTally: (id: string) => { count: number; requests: number[] },
+  behaviourTally: (id: BehaviourId) => { count: number; requests: number[] },
   operationIds: readonly string[],
   operationCount: (id: string) => number,
 ): Pick<Report, 'operations' | 'behaviours' | 'coverage' | 'neverExercised'> {

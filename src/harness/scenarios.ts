@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { BehaviourMark } from '../behaviour-marks.js';
 import type { DocumentEdit, Fake } from '../domain/fake.js';
 import type { DetailObject, Document } from '../domain/types.js';
 import { ApiError } from '../errors.js';
@@ -218,8 +219,8 @@ export class ScenarioList {
    * On a request's arrival, before it is rate limited, faulted or served: runs the steps whose
    * `when` it meets; answers the behaviours it exercised (`documentChangedUnderYou`).
    */
-  arrive(request: ScenarioRequest): string[] | undefined {
-    let facts: string[] | undefined;
+  arrive(request: ScenarioRequest): BehaviourMark[] | undefined {
+    let marks: BehaviourMark[] | undefined;
     for (const a of this.#applied) {
       a.seen++;
       if (a.steps) {
@@ -235,11 +236,11 @@ export class ScenarioList {
         if (id !== undefined && a.read.get(id) !== undefined) {
           a.read.delete(id);
           if (this.target.fake.editDocument(Number(id), changedByAnother))
-            facts = ['documentChangedUnderYou'];
+            marks = ['documentChangedUnderYou'];
         }
       }
     }
-    return facts;
+    return marks;
   }
 
   /** Once a request's answer is known: what token-expires-mid-crawl and changed-under-you watch. */

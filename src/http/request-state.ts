@@ -1,5 +1,6 @@
 import { parse as parseQuery } from 'node:querystring';
 import type { Request, Response } from 'express';
+import type { BehaviourMark } from '../behaviour-marks.js';
 import type { ApiError } from '../errors.js';
 import type { FaultKind } from '../harness/faults.js';
 import type { Instance } from '../harness/instance.js';
@@ -61,8 +62,8 @@ export class RequestState implements NoticeSink {
   faultId: string | undefined = undefined;
   /** What the fault that applied was made of (`faults.ts` FAULT_KINDS). */
   faultKinds: readonly FaultKind[] | undefined = undefined;
-  /** Behaviours only the handler or the domain knew the request exercised (from its result). */
-  facts: readonly string[] | undefined = undefined;
+  /** Behaviours the answer shows that only the handler, the domain or a scenario knew (from its result). */
+  marks: readonly BehaviourMark[] | undefined = undefined;
   /** Set when a fault dropped the connection. */
   dropped = false;
   /** Notices found while serving the request (created on the first one). */

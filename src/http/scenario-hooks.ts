@@ -22,9 +22,9 @@ export function createScenarioHooks(): RequestHandler {
       path: state.path,
       token: subjectOf(req, instance).token,
     };
-    const facts = scenarios.arrive(request);
+    const marks = scenarios.arrive(request);
     const answered = () => {
-      if (facts) state.facts = [...(state.facts ?? []), ...facts];
+      if (marks) state.marks = [...(state.marks ?? []), ...marks];
       scenarios.answered(request, state.operationId, res.statusCode);
     };
     next();

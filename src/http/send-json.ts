@@ -11,7 +11,7 @@ import { stateOf } from './request-state.js';
  */
 export function sendResult(res: Response, result: OperationResult): void {
   const state = stateOf(res);
-  if (result.facts) state.facts = result.facts;
+  if (result.marks) state.marks = result.marks;
   if (result.headers) res.set(result.headers);
   if (result.text) {
     sendText(res, result.status, result.text.text, result.text.mediaType);

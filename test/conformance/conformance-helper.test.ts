@@ -45,8 +45,10 @@ describe('the supertest hook (every response of the suite is checked)', () => {
     const token = await server.token();
     const fake = server.mock.root.fake;
     const listDocuments = fake.listDocuments.bind(fake);
-    fake.listDocuments = (principal, query) =>
-      listDocuments(principal, query).map((doc, i) => (i === 1 ? { ...doc, label: 42 as never } : doc));
+    fake.listDocuments = (principal, query) => {
+      const page = listDocuments(principal, query);
+      return { ...page, rows: page.rows.map((doc, i) => (i === 1 ? { ...doc, label: 42 as never } : doc)) };
+    };
     await expect(server.http.get('/api/v2/documents').set('x-access-token', token)).rejects.toThrow(
       /operation listDocuments[\s\S]*response\.body\/results\/1\/label: .*must be string \(type\)/,
     );
@@ -63,8 +65,13 @@ describe('the supertest hook (every response of the suite is checked)', () => {
     const broken = await createTestServer();
     const fake = broken.mock.root.fake;
     const listDocuments = fake.listDocuments.bind(fake);
-    fake.listDocuments = (principal, query) =>
-      listDocuments(principal, query).map((doc) => ({ ...doc, id: 'one' as never, label: null as never }));
+    fake.listDocuments = (principal, query) => {
+      const page = listDocuments(principal, query);
+      return {
+        ...page,
+        rows: page.rows.map((doc) => ({ ...doc, id: 'one' as never, label: null as never })),
+      };
+    };
     const token = await broken.token();
     const agent = supertest.agent(broken.mock.app);
     const error = await new Promise<unknown>((resolve) => {

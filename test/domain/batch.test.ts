@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { apiError, entry, makeFake, ORG1, ORG2, ORG3 } from '../fixtures/domain/dataset.js';
 
 const row = (fake: ReturnType<typeof makeFake>['fake'], id: number) =>
-  fake.listDocuments(ORG1, { orderBy: 'id', resultsPerPage: 1000 }).find((r) => r.id === id);
+  fake.listDocuments(ORG1, { orderBy: 'id', resultsPerPage: 1000 }).rows.find((r) => r.id === id);
 
 describe('batchUpdate: shapes and creation', () => {
   it('takes one object or an array', () => {
@@ -55,7 +55,7 @@ describe('batchUpdate: shapes and creation', () => {
   it('accepts an empty title, as the spec does', () => {
     const { fake } = makeFake();
     expect(fake.batchUpdate(ORG1, { templateUid: 7, title: '' }, 'replace').created).toEqual([202]);
-    expect(fake.listDocuments(ORG1, {}).map((r) => r.id)[0]).toBe(202);
+    expect(fake.listDocuments(ORG1, {}).rows.map((r) => r.id)[0]).toBe(202);
   });
 
   it('creates with clientId, description, customId and details; ids continue above the highest', () => {
@@ -84,7 +84,7 @@ describe('batchUpdate: shapes and creation', () => {
     });
     expect(row(fake, 203)?.client_id).toBe(10);
     expect(fake.getDocument(ORG1, '202').details).toEqual({ name: null, serial: entry('Serial', 'S1') });
-    expect(fake.listDocuments(ORG1, { searchTxt: 's1' }).map((r) => r.id)).toEqual([202]);
+    expect(fake.listDocuments(ORG1, { searchTxt: 's1' }).rows.map((r) => r.id)).toEqual([202]);
   });
 });
 
@@ -203,8 +203,8 @@ describe('batchUpdate: replace vs merge', () => {
   it('re-sorts the label order after a rename', () => {
     const { fake } = makeFake();
     fake.batchUpdate(ORG1, { templateUid: 7, id: 105, title: 'aardvark' }, 'merge');
-    expect(fake.listDocuments(ORG1, {}).map((r) => r.id)).toEqual([105, 102, 103, 104, 101]);
-    expect(fake.listDocuments(ORG1, { orderDir: 'desc' }).map((r) => r.id)).toEqual([
+    expect(fake.listDocuments(ORG1, {}).rows.map((r) => r.id)).toEqual([105, 102, 103, 104, 101]);
+    expect(fake.listDocuments(ORG1, { orderDir: 'desc' }).rows.map((r) => r.id)).toEqual([
       101, 104, 103, 102, 105,
     ]);
   });
@@ -346,8 +346,8 @@ describe('batchUpdate: validation and atomicity', () => {
   it('documents created by one organization stay invisible to others', () => {
     const { fake } = makeFake();
     fake.batchUpdate(ORG2, { templateUid: 7, title: 'Org two doc' }, 'replace');
-    expect(fake.listDocuments(ORG2, {}).map((r) => r.id)).toEqual([201, 202]);
-    expect(fake.listDocuments(ORG1, { searchTxt: 'org two' })).toEqual([]);
+    expect(fake.listDocuments(ORG2, {}).rows.map((r) => r.id)).toEqual([201, 202]);
+    expect(fake.listDocuments(ORG1, { searchTxt: 'org two' }).rows).toEqual([]);
     expect(apiError(() => fake.getDocument(ORG1, '202')).kind).toBe('notFound');
   });
 });

@@ -64,7 +64,7 @@ describe('patchDocument (replace semantics)', () => {
     });
     expect(Object.keys(details)).toEqual(['name', 'tags', 'address_1', 'city', 'country', 'phone/fax']);
     expect(Object.getPrototypeOf(details)).toBeNull();
-    const row = fake.listDocuments(ORG1, { orderBy: 'id' })[0];
+    const row = fake.listDocuments(ORG1, { orderBy: 'id' }).rows[0];
     expect(row?.last_modified).toBe('2027-01-15T08:00:00.000Z');
   });
 
@@ -101,7 +101,9 @@ describe('patchDocument (replace semantics)', () => {
       { location: 'body/a~1b', message: expect.stringContaining('a/b') },
     ]);
     expect(fake.getDocument(ORG1, '101').details).toBe(before);
-    expect(fake.listDocuments(ORG1, { orderBy: 'id' })[0]?.last_modified).toBe('2025-06-01T00:00:00.000Z');
+    expect(fake.listDocuments(ORG1, { orderBy: 'id' }).rows[0]?.last_modified).toBe(
+      '2025-06-01T00:00:00.000Z',
+    );
   });
 
   it('accepts unknown keys when unknownDetailKeys is accept', () => {
@@ -131,10 +133,10 @@ describe('patchDocument (replace semantics)', () => {
 
   it('writes are visible at once to read, list and search', () => {
     const { fake } = makeFake();
-    expect(fake.listDocuments(ORG1, { searchTxt: 'quokka' })).toEqual([]);
+    expect(fake.listDocuments(ORG1, { searchTxt: 'quokka' }).rows).toEqual([]);
     fake.patchDocument(ORG1, '104', { domain: entry('Domain', 'quokka.example') });
-    expect(fake.listDocuments(ORG1, { searchTxt: 'QUOKKA' }).map((r) => r.id)).toEqual([104]);
-    expect(fake.listDocuments(ORG1, { searchTxt: 'green' }).map((r) => r.id)).toEqual([104]);
+    expect(fake.listDocuments(ORG1, { searchTxt: 'QUOKKA' }).rows.map((r) => r.id)).toEqual([104]);
+    expect(fake.listDocuments(ORG1, { searchTxt: 'green' }).rows.map((r) => r.id)).toEqual([104]);
   });
 
   it.each([
@@ -171,7 +173,7 @@ describe('patchDocument (replace semantics)', () => {
     const { fake, time } = makeFake();
     time.ms = START_MS + 1234;
     fake.patchDocument(ORG1, '102', {});
-    expect(fake.listDocuments(ORG1, { searchTxt: 'main server' })[0]?.last_modified).toBe(
+    expect(fake.listDocuments(ORG1, { searchTxt: 'main server' }).rows[0]?.last_modified).toBe(
       '2026-01-01T00:00:01.234Z',
     );
   });

@@ -6,7 +6,7 @@ import { ApiError } from '../../src/errors.js';
 import { details, entry, makeDataset, makeFake, ORG1, ORG2 } from '../fixtures/domain/dataset.js';
 
 const listIds = (fake: ReturnType<typeof makeFake>['fake'], q = {}) =>
-  fake.listDocuments(ORG1, { resultsPerPage: 1000, ...q }).map((r) => r.id);
+  fake.listDocuments(ORG1, { resultsPerPage: 1000, ...q }).rows.map((r) => r.id);
 
 function token(fake: ReturnType<typeof makeFake>['fake'], keyId = 'key-one', secret = 'secret-one') {
   return fake.issueToken({ keyId, scope: 'docs_api', content: 'c', hash: computeHash(secret, 'c') })
@@ -145,11 +145,11 @@ describe('cached orders stay right under any sequence of writes', () => {
             });
             const q = { resultsPerPage: 1000 };
             const p = principal(org);
-            expect(fake.listDocuments(p, q).map((r) => r.id)).toEqual(byLabel.map((d) => d.id));
-            expect(fake.listDocuments(p, { ...q, orderDir: 'desc' }).map((r) => r.id)).toEqual(
+            expect(fake.listDocuments(p, q).rows.map((r) => r.id)).toEqual(byLabel.map((d) => d.id));
+            expect(fake.listDocuments(p, { ...q, orderDir: 'desc' }).rows.map((r) => r.id)).toEqual(
               byLabel.map((d) => d.id).reverse(),
             );
-            expect(fake.listDocuments(p, { ...q, orderBy: 'id' }).map((r) => r.id)).toEqual(
+            expect(fake.listDocuments(p, { ...q, orderBy: 'id' }).rows.map((r) => r.id)).toEqual(
               mine.map((d) => d.id).sort((a, b) => a - b),
             );
           }

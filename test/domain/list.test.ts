@@ -6,7 +6,8 @@ import type { Document } from '../../src/domain/types.js';
 import { ApiError } from '../../src/errors.js';
 import { details, makeDataset, makeFake, ORG1, ORG2, ORG3 } from '../fixtures/domain/dataset.js';
 
-const ids = (q: ListQuery, fake = makeFake().fake, p = ORG1) => fake.listDocuments(p, q).map((r) => r.id);
+const ids = (q: ListQuery, fake = makeFake().fake, p = ORG1) =>
+  fake.listDocuments(p, q).rows.map((r) => r.id);
 
 describe('parseTemplateUid', () => {
   it.each([
@@ -138,9 +139,9 @@ describe('listDocuments: paging', () => {
       });
     }
     const { fake } = makeFake({ maxResultsPerPage: 120 }, dataset);
-    expect(fake.listDocuments(ORG1, {})).toHaveLength(100);
-    expect(fake.listDocuments(ORG1, { resultsPerPage: 1000 })).toHaveLength(120);
-    expect(fake.listDocuments(ORG1, { resultsPerPage: 1000, pageNum: 2 })).toHaveLength(155 - 120);
+    expect(fake.listDocuments(ORG1, {}).rows).toHaveLength(100);
+    expect(fake.listDocuments(ORG1, { resultsPerPage: 1000 }).rows).toHaveLength(120);
+    expect(fake.listDocuments(ORG1, { resultsPerPage: 1000, pageNum: 2 }).rows).toHaveLength(155 - 120);
   });
 });
 
@@ -152,7 +153,7 @@ describe('listDocuments: visibility and rows', () => {
 
   it('returns contract fields plus clientName (HTML-encoded), accessible and last_modified', () => {
     const { fake } = makeFake();
-    const rows = fake.listDocuments(ORG1, { orderBy: 'id' });
+    const { rows } = fake.listDocuments(ORG1, { orderBy: 'id' });
     expect(rows[0]).toEqual({
       id: 101,
       organization_id: 1,
@@ -172,8 +173,8 @@ describe('listDocuments: visibility and rows', () => {
 
   it('answers a type outside the documented list with no documents', () => {
     const { fake } = makeFake();
-    expect(fake.listDocuments(ORG1, { type: 'folders' })).toEqual([]);
-    expect(fake.listDocuments(ORG1, { type: 'LOCATION' }).length).toBeGreaterThan(0);
+    expect(fake.listDocuments(ORG1, { type: 'folders' }).rows).toEqual([]);
+    expect(fake.listDocuments(ORG1, { type: 'LOCATION' }).rows.length).toBeGreaterThan(0);
   });
 
   it.each<[ListQuery, string]>([
@@ -238,5 +239,67 @@ describe('listDocuments: the exact filters are one table', () => {
     }
     expect(keys.size).toBe(Object.keys(VALUES).length * 2);
     expect(exactFiltersOf({ searchTxt: 'x', orderBy: 'id' }, index).key).toBeUndefined();
+  });
+});
+
+describe('listDocuments and listClients: what a page shows beyond its rows', () => {
+  // Organization 1 has documents 101..105 and clients 5, 10 and 11; organization 3 has neither.
+  const codes = (page: { notices: readonly { code: string }[] }) => page.notices.map((n) => n.code);
+
+  it('marks an empty first page, a page past the end and a short last page; a full page shows nothing', () => {
+    const { fake } = makeFake();
+    const full = fake.listDocuments(ORG1, { pageNum: 1, resultsPerPage: 5 });
+    expect(full.rows).toHaveLength(5);
+    expect(full.marks).toBeUndefined();
+    const short = fake.listDocuments(ORG1, { pageNum: 2, resultsPerPage: 3 });
+    expect(short.rows.map((r) => r.id)).toHaveLength(2);
+    expect(short.marks).toEqual(['shortLastPage']);
+    const pastEnd = fake.listDocuments(ORG1, { pageNum: 3, resultsPerPage: 5 });
+    expect(pastEnd.rows).toEqual([]);
+    expect(pastEnd.marks).toEqual(['pagePastEnd']);
+    const empty = fake.listDocuments(ORG1, { pageNum: 1, searchTxt: 'no-such-text' });
+    expect(empty.rows).toEqual([]);
+    expect(empty.marks).toEqual(['emptyList']);
+    expect(fake.listDocuments(ORG3, { pageNum: 1 }).marks).toEqual(['emptyList']);
+  });
+
+  it('counts the page size after the cap: a page of the cap is full, not short', () => {
+    const { fake } = makeFake({ maxResultsPerPage: 5 });
+    const capped = fake.listDocuments(ORG1, { pageNum: 1, resultsPerPage: 50 });
+    expect(capped.rows).toHaveLength(5);
+    expect(capped.marks).toBeUndefined();
+    expect(codes(capped)).toEqual(['pageSizeCapped']);
+  });
+
+  it('answers the notices on the query, in order: pageNum left out, page size above the cap, an undocumented type', () => {
+    const { fake } = makeFake({ maxResultsPerPage: 3 });
+    expect(fake.listDocuments(ORG1, { pageNum: 1 }).notices).toEqual([]);
+    const page = fake.listDocuments(ORG1, { resultsPerPage: 500, type: 'folders' });
+    expect(codes(page)).toEqual(['pageNumOmitted', 'pageSizeCapped', 'undocumentedType']);
+    expect(page.notices.map((n) => n.location)).toEqual([
+      'query.pageNum',
+      'query.resultsPerPage',
+      'query.type',
+    ]);
+    expect(page.notices[1]?.message).toMatch(/^500 is above the page-size cap \(3\)/);
+    expect(page.notices[2]?.message).toMatch(/^"folders" is not a type the documentation lists/);
+    expect(page.marks).toEqual(['emptyList']);
+    expect(codes(fake.listDocuments(ORG1, { pageNum: 1, type: 'LOCATION' }))).toEqual([]);
+  });
+
+  it('gives the client list the same marks and paging notices', () => {
+    const { fake } = makeFake({ maxResultsPerPage: 2 });
+    const first = fake.listClients(ORG1, { pageNum: 1, resultsPerPage: 2 });
+    expect(first.rows.map((c) => c.id)).toEqual([5, 10]);
+    expect(first.marks).toBeUndefined();
+    expect(first.notices).toEqual([]);
+    const last = fake.listClients(ORG1, { resultsPerPage: 9 });
+    expect(last.rows.map((c) => c.id)).toEqual([5, 10]);
+    expect(codes(last)).toEqual(['pageNumOmitted', 'pageSizeCapped']);
+    const short = fake.listClients(ORG1, { pageNum: 2, resultsPerPage: 2 });
+    expect(short.rows.map((c) => c.id)).toEqual([11]);
+    expect(short.marks).toEqual(['shortLastPage']);
+    expect(fake.listClients(ORG1, { pageNum: 3, resultsPerPage: 2 }).marks).toEqual(['pagePastEnd']);
+    expect(fake.listClients(ORG3, { pageNum: 1 }).marks).toEqual(['emptyList']);
   });
 });

@@ -46,8 +46,8 @@ afterEach(expectPrototypeUntouched);
 describe('prototype safety', () => {
   it('round-trips __proto__, constructor and prototype as detail keys (template fields)', () => {
     const { fake } = makeFake({}, poisonDataset());
-    expect(fake.listDocuments(ORG1, { searchTxt: 'hidden-proto' }).map((r) => r.id)).toEqual([101]);
-    expect(fake.listDocuments(ORG1, { searchTxt: 'ctor-text' }).map((r) => r.id)).toEqual([101]);
+    expect(fake.listDocuments(ORG1, { searchTxt: 'hidden-proto' }).rows.map((r) => r.id)).toEqual([101]);
+    expect(fake.listDocuments(ORG1, { searchTxt: 'ctor-text' }).rows.map((r) => r.id)).toEqual([101]);
 
     const body = JSON.parse(
       '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"prototype":"p"}',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/domain/tokens.js';
-import { BEHAVIOUR_IDS, BEHAVIOURS } from '../../src/harness/behaviours.js';
+import { BEHAVIOUR_IDS, BEHAVIOURS, type BehaviourId } from '../../src/harness/behaviours.js';
 import { NOTICE_CODES } from '../../src/notices.js';
 import { createTestServer, type TestServer, textEntry } from '../support/test-server.js';
 
@@ -29,7 +29,8 @@ const ACME_HEADERS = (content = 'c') => ({
   'x-hash': computeHash('secret-of-acme', content),
 });
 
-const CASES: Record<string, { status: number; send: Send }> = {
+/** The compiler holds the table to the catalogue's ids too: one case for each, none misspelt. */
+const CASES: Record<Exclude<BehaviourId, `notice.${string}`>, { status: number; send: Send }> = {
   tokenIssued: { status: 200, send: (t) => tokenCall(t, ACME_HEADERS()) },
   tokenExpired: {
     status: 401,
@@ -262,6 +263,25 @@ describe('the behaviour catalogue', () => {
       expect(last?.behaviours, JSON.stringify(last?.behaviours)).toContain(id);
     },
   );
+
+  it('marks the pages of the client list as those of the document list, with its paging notices', async () => {
+    const token = await t.token();
+    const marked = async (query: string) => {
+      const res = await t.http.get(`/api/v2/documents/clients?${query}`).set('x-access-token', token);
+      expect(res.status).toBe(200);
+      const last = (await t.mock.requests()).at(-1);
+      return { rows: (res.body.results as unknown[]).length, behaviours: last?.behaviours };
+    };
+    const all = await marked('pageNum=1&resultsPerPage=100');
+    expect(all.rows).toBeGreaterThan(1);
+    expect(all.behaviours).toEqual(['shortLastPage']);
+    expect(await marked(`pageNum=1&resultsPerPage=${all.rows}`)).toEqual({ rows: all.rows, behaviours: [] });
+    expect(await marked('pageNum=9999&resultsPerPage=100')).toEqual({ rows: 0, behaviours: ['pagePastEnd'] });
+    expect(await marked('resultsPerPage=500')).toEqual({
+      rows: all.rows,
+      behaviours: ['shortLastPage', 'notice.pageNumOmitted', 'notice.pageSizeCapped'],
+    });
+  });
 
   it('marks a plain, full page read with no vendor behaviour beyond what it is', async () => {
     const token = await t.token();

@@ -161,7 +161,7 @@ describe('answers on the wire', () => {
         .get('/api/v2/documents?resultsPerPage=3&pageNum=1')
         .set('x-access-token', token);
       expect(list.status).toBe(200);
-      const results = fake.listDocuments(principal, { resultsPerPage: 3, pageNum: 1 });
+      const results = fake.listDocuments(principal, { resultsPerPage: 3, pageNum: 1 }).rows;
       expect(results.length).toBeGreaterThan(0);
       const apiRequestUid = list.body.apiRequestUid as string;
       expect(list.text).toBe(

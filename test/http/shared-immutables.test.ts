@@ -36,7 +36,7 @@ describe('what servers in one process share', () => {
     try {
       const key = defaultApiKey(1);
       const principal = { organizationId: 1, keyId: key.keyId };
-      const [doc] = a.root.fake.listDocuments(principal, { resultsPerPage: 1, orderBy: 'id' });
+      const [doc] = a.root.fake.listDocuments(principal, { resultsPerPage: 1, orderBy: 'id' }).rows;
       if (!doc) throw new Error('the default set has no document for organization 1');
       const id = String(doc.id);
       const before = b.root.fake.getDocument(principal, id);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_OPTIONS, pickSettings } from '../../src/config.js';
 import { Catalog } from '../../src/domain/catalog.js';
 import { Clock, MAX_UNIX_SECONDS } from '../../src/domain/clock.js';
+import { pageWindow } from '../../src/domain/list-page.js';
 import { queryDocuments, SearchIndex } from '../../src/domain/list-query.js';
 import { buildBase, DocumentStore } from '../../src/domain/store.js';
 import { makeDataset } from '../fixtures/domain/dataset.js';
@@ -110,15 +111,15 @@ describe('memory that grows with what clients send, bounded', () => {
     const store = new DocumentStore(buildBase(dataset.documents));
     const orders = store.ordersOf(1);
     expect(orders).toBeDefined();
-    const settings = pickSettings(DEFAULT_OPTIONS);
+    const window = pageWindow({}, pickSettings(DEFAULT_OPTIONS));
     for (let clientId = 1; clientId <= 2000; clientId++) {
-      queryDocuments(orders, { clientId }, search, settings);
-      queryDocuments(orders, { clientId }, search, settings);
+      queryDocuments(orders, { clientId }, window, search);
+      queryDocuments(orders, { clientId }, window, search);
     }
     const counts = search.viewCounts(orders?.byLabel ?? []);
     expect(counts.seen).toBeLessThanOrEqual(256);
     expect(counts.views).toBeLessThanOrEqual(64);
-    expect(queryDocuments(orders, { clientId: 10 }, search, settings).length).toBeGreaterThan(0);
+    expect(queryDocuments(orders, { clientId: 10 }, window, search).length).toBeGreaterThan(0);
   });
 });
 

@@ -1,15 +1,18 @@
-import type { OperationContext, OperationHandler, OperationTable } from '../../contract/operation-handler.js';
+import type {
+  OperationContext,
+  OperationHandler,
+  OperationResult,
+  OperationTable,
+} from '../../contract/operation-handler.js';
 import type {
   ListAllDocumentsQueryParameter,
   ListDocumentsQueryParameter,
   VendorOperationId,
 } from '../../contract/operation-ids.js';
 import type { OpenApiDocument } from '../../contract/spec-document.js';
-import type { ListQuery, PageQuery, Principal } from '../../domain/fake.js';
-import { isDocumentedType, pageWindow } from '../../domain/list-query.js';
+import type { ListPage, ListQuery, Principal } from '../../domain/fake.js';
 import { ApiError } from '../../errors.js';
 import type { Instance } from '../../harness/instance.js';
-import { notice } from '../../notices.js';
 
 /** Thin adapters from the vendor operations to the domain's `Fake`. */
 
@@ -31,66 +34,30 @@ function patchSuccess(context: OperationContext<Instance>): 'true' | true {
 /** The list's free-text `description`, which the documentation's sample carries at top level. */
 const LIST_DESCRIPTION = 'Documents';
 
-/** Notices on paging: what a list or client-list request relies on beyond the documentation. */
-function notePaging(context: OperationContext<Instance>, q: PageQuery): void {
-  if (q.pageNum === undefined) {
-    context.notice(
-      notice(
-        'pageNumOmitted',
-        'query.pageNum',
-        'left out: the documentation gives its default as 100, the live service (and the fake) start at page 1; send pageNum',
-      ),
-    );
-  }
-  const cap = context.instance.fake.settings.maxResultsPerPage;
-  if (q.resultsPerPage !== undefined && q.resultsPerPage > cap) {
-    context.notice(
-      notice(
-        'pageSizeCapped',
-        'query.resultsPerPage',
-        `${q.resultsPerPage} is above the page-size cap (${cap}): pages hold at most ${cap} rows, as on the live service; page until results is empty rather than until a page is short`,
-      ),
-    );
-  }
-}
-
-function listQueryOf(context: OperationContext<Instance>): ListQuery {
-  // Read and coerced by the spec's validator: its parameters, under their canonical names, typed
-  // as the spec declares them (which is how ListQuery types them), so a new filter is read here too.
-  const query = context.request.query as ListQuery;
-  notePaging(context, query);
-  if (query.type !== undefined && !isDocumentedType(query.type)) {
-    context.notice(
-      notice(
-        'undocumentedType',
-        'query.type',
-        `"${query.type}" is not a type the documentation lists; answered with no documents (the live service's answer is unknown)`,
-      ),
-    );
-  }
-  return query;
-}
-
-/**
- * What a list page tells of the behaviours a client met: an empty first page, a page past the
- * end, a short last page (the handler alone knows the page it answered).
- */
-function pageFacts(context: OperationContext<Instance>, q: PageQuery, rows: number): string[] | undefined {
-  const { pageNum, perPage } = pageWindow(q, context.instance.fake.settings);
-  if (rows === 0) return [pageNum > 1 ? 'pagePastEnd' : 'emptyList'];
-  return rows < perPage ? ['shortLastPage'] : undefined;
+/** A list page of the domain as the operation's answer: its notices journaled, its marks returned. */
+function pageResult(
+  context: OperationContext<Instance>,
+  page: ListPage<unknown>,
+  body: object,
+): OperationResult {
+  for (const notice of page.notices) context.notice(notice);
+  return { status: 200, body, marks: page.marks };
 }
 
 /** GET /api/v2/documents and its live twin /api/v2/documents/all. */
 const listDocuments: OperationHandler<Instance> = (context) => {
-  const query = listQueryOf(context);
-  const results = context.instance.fake.listDocuments(principalOf(context), query);
+  // Read and coerced by the spec's validator: its parameters, under their canonical names, typed
+  // as the spec declares them (which is how ListQuery types them, as the checks below hold).
+  const query = context.request.query as ListQuery;
+  const page = context.instance.fake.listDocuments(principalOf(context), query);
   // Rows are frozen, made once per stored document (see `toSummary`): the sender keeps their texts.
-  return {
-    status: 200,
-    body: { success: true, apiRequestUid: context.requestId, description: LIST_DESCRIPTION, results },
-    facts: pageFacts(context, query, results.length),
-  };
+  const results = page.rows;
+  return pageResult(context, page, {
+    success: true,
+    apiRequestUid: context.requestId,
+    description: LIST_DESCRIPTION,
+    results,
+  });
 };
 
 /** The batch calls: the domain plans and applies, the notices go to the journal. */
@@ -103,7 +70,7 @@ function batch(mode: 'replace' | 'merge' | 'create'): OperationHandler<Instance>
     );
     for (const notice of notices) context.notice(notice);
     const body = { success: mode === 'replace' ? true : patchSuccess(context) };
-    return { status: 200, body, facts: created.length > 0 ? ['batchCreate'] : undefined };
+    return { status: 200, body, marks: created.length > 0 ? ['batchCreate'] : undefined };
   };
 }
 
@@ -138,14 +105,11 @@ const handlers: Omit<OperationTable<VendorOperationId, Instance>, 'getSwaggerDoc
 
   listClients: (context) => {
     const q = context.request.query;
-    const page: PageQuery = {
+    const page = context.instance.fake.listClients(principalOf(context), {
       resultsPerPage: q.resultsPerPage as number | undefined,
       pageNum: q.pageNum as number | undefined,
-    };
-    notePaging(context, page);
-    const results = context.instance.fake.listClients(principalOf(context), page);
-    const body = { success: true, apiRequestUid: context.requestId, results };
-    return { status: 200, body, facts: pageFacts(context, page, results.length) };
+    });
+    return pageResult(context, page, { success: true, apiRequestUid: context.requestId, results: page.rows });
   },
 
   getDocument: (context) => {
@@ -172,8 +136,8 @@ const handlers: Omit<OperationTable<VendorOperationId, Instance>, 'getSwaggerDoc
       context.request.body as Record<string, unknown>,
     );
     for (const notice of notices) context.notice(notice);
-    const facts = clearedFields.length > 0 ? ['patchClearsOmittedFields'] : undefined;
-    return { status: 200, body: { success: patchSuccess(context) }, facts };
+    const marks = clearedFields.length > 0 ? (['patchClearsOmittedFields'] as const) : undefined;
+    return { status: 200, body: { success: patchSuccess(context) }, marks };
   },
 
   replaceDocuments: batch('replace'),

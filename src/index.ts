@@ -46,7 +46,7 @@ export { FixtureError, type FixtureProblem } from './domain/fixtures/fixture-err
 export { computeHash } from './domain/tokens.js';
 export type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS, type Violation } from './errors.js';
-export { BEHAVIOURS, type Behaviour } from './harness/behaviours.js';
+export { BEHAVIOURS, type Behaviour, type BehaviourId } from './harness/behaviours.js';
 export type {
   ExpectedViolationInput,
   ExpectedViolationView,

@@ -1,4 +1,4 @@
-import { behaviourOf } from './behaviours.js';
+import { type BehaviourId, behaviourOf } from './behaviours.js';
 import type { ExpectedViolationView } from './expected-violations.js';
 import type { ViolationRecord } from './journal.js';
 import { describeUnmet, describeViolations } from './no-violations.js';
@@ -70,7 +70,7 @@ export const fakeMatchers = {
    * Passes when the report counts every given behaviour (catalogue ids, docs/behaviours.md) as
    * exercised; fails naming those never met, each with how to make the fake do it.
    */
-  async toHaveExercised(received: unknown, ...ids: string[]): Promise<MatcherResult> {
+  async toHaveExercised(received: unknown, ...ids: BehaviourId[]): Promise<MatcherResult> {
     const unknown = ids.filter((id) => behaviourOf(id) === undefined);
     if (unknown.length > 0) {
       throw new TypeError(`not behaviour ids of the catalogue (docs/behaviours.md): ${unknown.join(', ')}`);

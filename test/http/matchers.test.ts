@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
-import { fakeMatchers } from '../../src/index.js';
+import { type BehaviourId, fakeMatchers } from '../../src/index.js';
 import { createTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -15,7 +15,7 @@ expect.extend(fakeMatchers);
 declare module 'vitest' {
   interface Matchers<T> {
     toHaveNoViolations(): Promise<T>;
-    toHaveExercised(...ids: string[]): Promise<T>;
+    toHaveExercised(...ids: BehaviourId[]): Promise<T>;
   }
 }
 
@@ -59,6 +59,9 @@ describe('fakeMatchers', () => {
     await expect(expect(session).toHaveExercised('error.invalidToken', 'tokenExpired')).rejects.toThrow(
       /never met this behaviour:\n {2}tokenExpired: .*\n {4}how: .*advanceClock/,
     );
-    await expect(expect(session).toHaveExercised('noSuchBehaviour')).rejects.toThrow(/not behaviour ids/);
+    // From JavaScript, or past the type check, a misspelt id still fails, naming it.
+    await expect(expect(session).toHaveExercised('noSuchBehaviour' as BehaviourId)).rejects.toThrow(
+      /not behaviour ids.*noSuchBehaviour/,
+    );
   });
 });

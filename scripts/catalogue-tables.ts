@@ -1,15 +1,15 @@
 /**
- * Makes the docs' tables from the catalogues, so a page never drifts from the code: the error
- * kinds (docs/errors.md, from src/errors.ts), the notice codes (docs/notices.md, from
- * src/notices.ts) and the behaviours (docs/behaviours.md, from src/harness/behaviours.ts). Each
- * table sits between `<!-- table: NAME -->` and `<!-- /table -->` in its page;
- * test/catalogue-tables.test.ts fails when a page is not what this makes of it:
- *
- *   npx tsx scripts/catalogue-tables.ts           write the tables into the pages
- *   npx tsx scripts/catalogue-tables.ts --check   exit 1 naming each page that is out of date
+ * Makes the docs' tables from the catalogues and the spec, so a page never drifts from the code:
+ * the error kinds (docs/errors.md, from src/errors.ts), the notice codes (docs/notices.md, from
+ * src/notices.ts), the behaviours (docs/behaviours.md, from src/harness/behaviours.ts), the admin
+ * calls (docs/admin-api.md, from the spec's admin operations), the options (docs/options.md, from
+ * src/config.ts) and the scenarios (docs/trouble.md, from src/harness/scenario-catalogue.ts). Each
+ * table sits between `<!-- table: NAME -->` and `<!-- /table -->` in its page. `npm run generate`
+ * writes them; test/catalogue-tables.test.ts fails when a page is not what this makes of it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { OpenApiDocument } from '../src/contract/spec-document.js';
 import { ERROR_KINDS, type ErrorKind } from '../src/errors.js';
 import {
   BEHAVIOURS,
@@ -18,6 +18,9 @@ import {
   ERRORS_NOT_MET,
 } from '../src/harness/behaviours.js';
 import { NOTICE_KINDS, type NoticeKind } from '../src/notices.js';
+import { adminCallsTable, adminNamesTable } from './admin-tables.js';
+import { optionsTable } from './options-table.js';
+import { scenariosTable } from './scenarios-table.js';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
@@ -62,6 +65,10 @@ function errorsNotMetTable(): string {
   return ['| kind | why |', '|---|---|', ...rows].join('\n');
 }
 
+/** The spec as the file holds it now (`npm run generate` may have just written its enums). */
+const spec = (): OpenApiDocument =>
+  parse(readFileSync(new URL('../spec/openapi.yaml', import.meta.url), 'utf8')) as OpenApiDocument;
+
 /** Every generated table: its page and its name there. */
 export const TABLES: ReadonlyArray<{ page: string; name: string; make: () => string }> = [
   { page: 'docs/errors.md', name: 'errors', make: errorsTable },
@@ -71,6 +78,11 @@ export const TABLES: ReadonlyArray<{ page: string; name: string; make: () => str
   { page: 'docs/behaviours.md', name: 'behaviours-notice', make: () => behavioursTable('notice') },
   { page: 'docs/behaviours.md', name: 'behaviours-fault', make: () => behavioursTable('fault') },
   { page: 'docs/behaviours.md', name: 'errors-not-met', make: errorsNotMetTable },
+  { page: 'docs/admin-api.md', name: 'admin-calls', make: () => adminCallsTable(spec()) },
+  { page: 'docs/admin-api.md', name: 'admin-names', make: () => adminNamesTable(spec()) },
+  // The image's defaults: what a person running the container sees.
+  { page: 'docs/options.md', name: 'options', make: () => optionsTable(true) },
+  { page: 'docs/trouble.md', name: 'scenarios', make: scenariosTable },
 ];
 
 /** A page's text with each of its tables made afresh; throws when a table's markers are missing. */
@@ -89,19 +101,3 @@ export function withTables(page: string, text: string): string {
 }
 
 export const PAGES = [...new Set(TABLES.map((t) => t.page))];
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const root = new URL('../', import.meta.url);
-  const stale: string[] = [];
-  for (const page of PAGES) {
-    const text = readFileSync(new URL(page, root), 'utf8');
-    const made = withTables(page, text);
-    if (made === text) continue;
-    if (process.argv.includes('--check')) stale.push(page);
-    else writeFileSync(new URL(page, root), made);
-  }
-  if (stale.length > 0) {
-    process.stderr.write(`out of date: ${stale.join(', ')} (run npx tsx scripts/catalogue-tables.ts)\n`);
-    process.exit(1);
-  }
-}

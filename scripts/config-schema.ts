@@ -1,12 +1,8 @@
 /**
  * The JSON Schema of the config file, made from the option declarations (src/config.ts), so the
- * two never drift; a test checks spec/config.schema.json is current. Run to rewrite that file,
- * formatted as the linter formats JSON:
- *   npx tsx scripts/config-schema.ts
+ * two never drift. `npm run generate` writes it to spec/config.schema.json, formatted as the
+ * linter formats JSON; test/generated-files.test.ts checks that file is current.
  */
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { OPTION_SPECS } from '../src/config.js';
 import type { Kind } from '../src/options/declare.js';
 
@@ -42,10 +38,4 @@ export function configSchema(): Record<string, unknown> {
     additionalProperties: false,
     properties,
   };
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const file = fileURLToPath(new URL('../spec/config.schema.json', import.meta.url));
-  writeFileSync(file, `${JSON.stringify(configSchema(), null, 2)}\n`);
-  execFileSync('npx', ['biome', 'format', '--write', file], { stdio: 'ignore' });
 }

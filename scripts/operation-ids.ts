@@ -2,15 +2,9 @@
  * Writes src/contract/operation-ids.ts from spec/openapi.yaml: the operation ids of the vendor API
  * and of the admin API, and the query parameters of the list operations, as TypeScript types. The
  * handler tables are typed over these ids, so an operation added to the spec without a handler, or
- * a handler under a misspelt id, fails the compiler; test/spec-operation-ids.test.ts fails first
- * when the spec changed and this file was not made again:
- *
- *   npx tsx scripts/operation-ids.ts           write the file
- *   npx tsx scripts/operation-ids.ts --print   print what it would write
+ * a handler under a misspelt id, fails the compiler. `npm run generate` writes the file;
+ * test/generated-files.test.ts fails first when the spec changed and it was not made again.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { parse } from 'yaml';
 import { listOperations } from '../src/contract/operations.js';
 import type { OpenApiDocument } from '../src/contract/spec-document.js';
 
@@ -41,7 +35,7 @@ export function operationIdsModule(document: OpenApiDocument): string {
     const name = `${id.charAt(0).toUpperCase()}${id.slice(1)}QueryParameter`;
     return `/** The query parameters of \`${id}\` in the spec. */\nexport type ${name} =${union(names)};`;
   }).join('\n\n');
-  return `// Made by scripts/operation-ids.ts from spec/openapi.yaml; do not edit (test/spec-operation-ids.test.ts).
+  return `// Made by scripts/operation-ids.ts from spec/openapi.yaml; do not edit (npm run generate).
 
 /** Vendor operations the fake answers with a handler of its own (http/handlers/vendor-handlers.ts). */
 export const VENDOR_OPERATION_IDS = ${list(vendor)} as const;
@@ -58,13 +52,4 @@ export type AdminOperationId = (typeof ADMIN_OPERATION_IDS)[number];
 
 ${listTypes}
 `;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const document = parse(
-    readFileSync(new URL('../spec/openapi.yaml', import.meta.url), 'utf8'),
-  ) as OpenApiDocument;
-  const text = operationIdsModule(document);
-  if (process.argv.includes('--print')) process.stdout.write(text);
-  else writeFileSync(new URL('../src/contract/operation-ids.ts', import.meta.url), text);
 }

@@ -1,6 +1,7 @@
 /**
- * Prints the built-in scenarios as a markdown table, from the one catalogue
- * (src/harness/scenario-catalogue.ts), for docs/trouble.md (a test holds the page to it):
+ * The built-in scenarios as a markdown table, from the one catalogue
+ * (src/harness/scenario-catalogue.ts), for docs/trouble.md (`npm run generate` writes it there;
+ * test/catalogue-tables.test.ts holds the page to it). Printed by:
  *
  *   npx tsx scripts/scenarios-table.ts
  */

@@ -6,7 +6,8 @@ import { addNotice, NOTICE_CODES, NOTICE_KINDS, type NoticeSink, notice } from '
 /**
  * The notice catalogue, checked both ways (as fastify checks its error codes): every code is
  * documented in docs/notices.md and every documented code exists; the admin spec's `code` enum
- * lists exactly the catalogue's codes. test/http/notices.test.ts proves each code is produced.
+ * is written from the catalogue (test/generated-files.test.ts). test/http/notices.test.ts proves
+ * each code is produced.
  */
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
@@ -33,13 +34,11 @@ describe('notice catalogue', () => {
     }
   });
 
-  it("gives the admin spec's Notice a required code whose enum is exactly the catalogue", () => {
+  it("gives the admin spec's Notice a required code (its enum is the catalogue: npm run generate)", () => {
     const spec = parse(read('spec/openapi.yaml')) as {
-      components: { schemas: { Notice: { required: string[]; properties: { code: { enum: string[] } } } } };
+      components: { schemas: { Notice: { required: string[] } } };
     };
-    const schema = spec.components.schemas.Notice;
-    expect(schema.required).toContain('code');
-    expect([...schema.properties.code.enum].sort()).toEqual([...NOTICE_CODES].sort());
+    expect(spec.components.schemas.Notice.required).toContain('code');
   });
 
   it('says for every kind when it is noted and what to do instead', () => {

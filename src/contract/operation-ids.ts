@@ -1,4 +1,4 @@
-// Made by scripts/operation-ids.ts from spec/openapi.yaml; do not edit (test/spec-operation-ids.test.ts).
+// Made by scripts/operation-ids.ts from spec/openapi.yaml; do not edit (npm run generate).
 
 /** Vendor operations the fake answers with a handler of its own (http/handlers/vendor-handlers.ts). */
 export const VENDOR_OPERATION_IDS = [

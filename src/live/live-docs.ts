@@ -2,7 +2,7 @@ import type { Ledger } from './ledger.js';
 import { PROBES } from './probes.js';
 
 /**
- * The documentation fed by the probe catalogue and the committed ledgers (scripts/live-docs.ts
+ * The documentation fed by the probe catalogue and the committed ledgers (`npm run generate`
  * writes it, a test keeps it current): the "live service" column of docs/decisions.md and the
  * probe table of docs/live-check.md.
  */
@@ -75,7 +75,7 @@ export function probeTable(): string {
   ].join('\n');
 }
 
-export const PROBE_TABLE_START = '<!-- probes: written by scripts/live-docs.ts -->';
+export const PROBE_TABLE_START = '<!-- probes: written by npm run generate -->';
 export const PROBE_TABLE_END = '<!-- end of probes -->';
 
 /** docs/live-check.md with its probe table rewritten between the markers. */

@@ -22,7 +22,7 @@ const row = (markdown: string, start: string) =>
   markdown.split('\n').find((l) => l.startsWith(`| ${start}`)) ?? '';
 
 describe('the live column of docs/decisions.md', () => {
-  it('agrees with the committed ledgers (npx tsx scripts/live-docs.ts rewrites it)', () => {
+  it('agrees with the committed ledgers (run `npm run generate`)', () => {
     expect(withLiveColumn(decisions, committedLedgers())).toBe(decisions);
   });
 
@@ -63,7 +63,7 @@ describe('the live column of docs/decisions.md', () => {
 });
 
 describe('docs/live-check.md', () => {
-  it('lists every probe with what it sends (npx tsx scripts/live-docs.ts rewrites the table)', () => {
+  it('lists every probe with what it sends (run `npm run generate`)', () => {
     expect(withProbeTable(liveCheck)).toBe(liveCheck);
     for (const probe of PROBES)
       expect(liveCheck).toContain(`| \`${probe.id}\` | ${probe.question} | ${probe.sends}`);

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import HouseFirst from './test/support/house-first.js';
 
 export default defineConfig({
   test: {
@@ -10,6 +11,8 @@ export default defineConfig({
     // The pages' build (dist/ui), made when missing or stale.
     // The pages' Chromium, unpacked from its package when the machine has none (test/browser).
     globalSetup: ['test/support/build-ui.ts', 'test/support/unpack-chromium.ts'],
+    // The checks that a change touched every place it must run first (test/support/house-first.ts).
+    sequence: { sequencer: HouseFirst },
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

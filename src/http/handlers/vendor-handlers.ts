@@ -74,8 +74,13 @@ function batch(mode: 'replace' | 'merge' | 'create'): OperationHandler<Instance>
   };
 }
 
-/** Compiles only while `ListQuery` has exactly the list operations' query parameters of the spec. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/**
+ * Compiles only while `ListQuery` has exactly the list operations' query parameters of the spec;
+ * otherwise the compiler's error names each parameter one has and the other lacks.
+ */
+type Same<A, B> = [Exclude<A, B>, Exclude<B, A>] extends [never, never]
+  ? true
+  : { 'only in ListQuery': Exclude<A, B>; 'only in the spec': Exclude<B, A> };
 export const LIST_QUERY_MATCHES_SPEC: Same<keyof ListQuery, ListDocumentsQueryParameter> = true;
 export const LIST_ALL_QUERY_MATCHES_SPEC: Same<keyof ListQuery, ListAllDocumentsQueryParameter> = true;
 

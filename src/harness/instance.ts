@@ -112,8 +112,17 @@ export class Instance {
     this.verdict.clear();
   }
 
-  /** Clears the declared violations; the unmet ones stay in the report as failures. */
-  #discardExpectations(): void {
+  /**
+   * What a reset and a fixture load clear beside the state: the journal, faults, rate limits and
+   * scenarios (the standing ones of `--scenario` applied again), and the declared violations (the
+   * unmet ones stay in the report as failures).
+   */
+  #clearAfterReset(): void {
+    this.journal.clear();
+    this.faults.clear();
+    this.scenarios.clear();
+    this.rateLimits.clear();
+    this.scenarios.restoreStanding();
     this.verdict.discard(this.expectations.clear());
   }
 
@@ -123,12 +132,7 @@ export class Instance {
    */
   reset(): void {
     this.fake.reset();
-    this.journal.clear();
-    this.faults.clear();
-    this.scenarios.clear();
-    this.rateLimits.clear();
-    this.scenarios.restoreStanding();
-    this.#discardExpectations();
+    this.#clearAfterReset();
   }
 
   /**
@@ -139,12 +143,7 @@ export class Instance {
   load(dataset: Dataset): void {
     this.holdFixtures(dataset);
     this.fake.load(this.ownKeys ? this.ownKeys.apply(dataset) : dataset);
-    this.journal.clear();
-    this.faults.clear();
-    this.scenarios.clear();
-    this.rateLimits.clear();
-    this.scenarios.restoreStanding();
-    this.#discardExpectations();
+    this.#clearAfterReset();
   }
 }
 

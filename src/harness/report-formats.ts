@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ReportBuilder as CtrfReportBuilder, Test } from 'ctrf';
 import type { FindingRecord } from './coverage.js';
-import { renderJunitXml } from './junit-xml.js';
+import { type JunitCase, renderJunitXml } from './junit-xml.js';
 import { markdownText } from './markdown-text.js';
 import { describeExpectation } from './no-violations.js';
 import type { Report, ReportFormat } from './report.js';
@@ -26,17 +26,8 @@ const requireWriter = createRequire(import.meta.url);
 const ctrfBuilder = (): CtrfReportBuilder =>
   new (requireWriter('ctrf') as { ReportBuilder: typeof CtrfReportBuilder }).ReportBuilder();
 
-/** One case of the verdict, in the order both test formats list them. */
-interface Case {
-  suite: string;
-  name: string;
-  status: 'passed' | 'failed' | 'skipped';
-  message?: string;
-  /** Longer text: the request and every violation, or the notices, or how to exercise. */
-  detail?: string;
-  /** A failure's kind in JUnit (`contract violation` unless set). */
-  failureType?: string;
-}
+/** One case of the verdict, in the order both test formats (JUnit, CTRF) list them. */
+type Case = JunitCase;
 
 const OTHER_SUITE = 'outside the operations';
 const EXPECTATIONS_SUITE = 'expected violations';

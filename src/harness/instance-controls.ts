@@ -77,7 +77,10 @@ export async function journaledRequest(instance: Instance, id: number): Promise<
 export interface InstanceControls {
   /** Up, with how many documents it holds (GET /__admin/health). */
   health(): Health;
-  /** Back to the loaded fixture set: state, journal, faults and clock; tokens stay valid (POST /__admin/reset). */
+  /**
+   * Back to the loaded fixture set: state, journal, faults, rate limits, scenarios, declared
+   * violations and clock; tokens, settings and the report stay (POST /__admin/reset).
+   */
   reset(): void;
   /**
    * Replaces the state with a fixture set (object, or file/folder path) that becomes the reset

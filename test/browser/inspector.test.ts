@@ -231,10 +231,14 @@ describe('in a browser: the inspector', SLOW, () => {
     const edited = JSON.parse(await settings.inputValue()) as Record<string, unknown>;
     await settings.fill(JSON.stringify({ ...edited, maxResultsPerPage: 50 }, null, 2));
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await poll(() => mock.root.fake.settings.maxResultsPerPage).toBe(50);
+    const settingsPanel = page.locator('.panel', { hasText: 'Settings' });
+    // The page writes the saved settings back into the text area when the answer arrives: wait
+    // for it, or it would overwrite the next edit.
+    await poll(() => settingsPanel.getByRole('status').textContent()).toContain('Settings saved.');
+    expect(mock.root.fake.settings.maxResultsPerPage).toBe(50);
     await settings.fill('{"maxResultsPerPage": "many"}');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    const refusal = page.locator('.panel', { hasText: 'Settings' }).getByRole('alert');
+    const refusal = settingsPanel.getByRole('alert');
     await poll(() => refusal.textContent()).toContain('maxResultsPerPage');
     expect(mock.root.fake.settings.maxResultsPerPage).toBe(50);
   });

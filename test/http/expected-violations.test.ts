@@ -11,7 +11,7 @@ import { ADMIN_TAG, listOperations } from '../../src/contract/operations.js';
 import { loadSpec } from '../../src/contract/spec-document.js';
 import type { Report } from '../../src/harness/report.js';
 import { ContractViolationError, fakeMatchers, type MockServer } from '../../src/index.js';
-import { reportCommand } from '../support/report-command.js';
+import { reportCommand } from '../support/in-process-command.js';
 import { createTestServer, SMALL_SET, type TestServer, textEntry } from '../support/test-server.js';
 import { schemaErrors } from '../support/xml-schema.js';
 

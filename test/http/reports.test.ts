@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseJunit, type TestSuites } from 'junit2json';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
-import { runReportCommand } from '../../src/commands/report.js';
 import { computeHash } from '../../src/domain/tokens.js';
 import { BEHAVIOUR_IDS } from '../../src/harness/behaviours.js';
 import type { Report } from '../../src/harness/report.js';
 import type { MockServer, MockSession } from '../../src/index.js';
+import { reportCommand as report } from '../support/in-process-command.js';
 import { runCli } from '../support/run-cli.js';
 import { ACME_KEY, createTestServer, type TestServer, textEntry } from '../support/test-server.js';
 import { schemaErrors } from '../support/xml-schema.js';
@@ -55,27 +55,6 @@ async function runSmallSuite(base: string): Promise<void> {
     body: JSON.stringify({ name: textEntry('Name', 'Dundee'), colour: textEntry('Colour', 'red') }),
   });
   expect(patched.status).toBe(400);
-}
-
-/** The command in process (what the CLI dispatches `report` to), its output captured. */
-async function report(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await runReportCommand(args, {});
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
 }
 
 let t: TestServer;

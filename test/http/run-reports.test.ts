@@ -9,7 +9,7 @@ import { computeHash } from '../../src/domain/tokens.js';
 import type { Report } from '../../src/harness/report.js';
 import { KEPT_RECORDS_SHARE } from '../../src/harness/run-reports.js';
 import type { MockServer } from '../../src/index.js';
-import { reportCommand } from '../support/report-command.js';
+import { reportCommand } from '../support/in-process-command.js';
 import { runCli } from '../support/run-cli.js';
 import { ACME_KEY, createTestServer, textEntry } from '../support/test-server.js';
 import { schemaErrors } from '../support/xml-schema.js';

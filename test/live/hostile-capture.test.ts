@@ -3,13 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { capture, PROGRESS_FILE } from '../../src/commands/capture.js';
-import {
-  type HostileTenant,
-  json,
-  runCaptured,
-  startHostileTenant,
-  tenantEnv,
-} from '../support/hostile-tenant.js';
+import { type HostileTenant, json, startHostileTenant, tenantEnv } from '../support/hostile-tenant.js';
+import { runCaptured } from '../support/in-process-command.js';
 
 /**
  * capture against tenants that misbehave: one whose list rows carry fields the fixture set has no

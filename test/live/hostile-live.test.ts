@@ -7,12 +7,12 @@ import { checkLive } from '../../src/commands/check-live.js';
 import {
   type HostileTenant,
   json,
-  runCaptured,
   startHostileTenant,
   TENANT_KEY,
   TENANT_TOKEN,
   tenantEnv,
 } from '../support/hostile-tenant.js';
+import { runCaptured } from '../support/in-process-command.js';
 
 /**
  * check-live and capture are safe against any tenant (docs/live-check.md): an answer that drips

@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { vi } from 'vitest';
 
 /**
  * A tenant that misbehaves, on loopback over plain HTTP, for the live tools' bounds: its token
@@ -68,26 +67,3 @@ export const tenantEnv = (): NodeJS.ProcessEnv => ({
   HTTP_PROXY: '',
   http_proxy: '',
 });
-
-/** Runs a command in process (as the CLI dispatches it), its output captured. */
-export async function runCaptured(
-  run: () => Promise<number>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await run();
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}

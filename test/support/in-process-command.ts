@@ -1,10 +1,14 @@
 import { vi } from 'vitest';
 import { runReportCommand } from '../../src/commands/report.js';
 
-/** The `report` command in process (what the CLI dispatches `report` to), its output captured. */
-export async function reportCommand(
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
+export interface CapturedRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command in process (as the CLI dispatches it), its output captured. */
+export async function runCaptured(run: () => Promise<number>): Promise<CapturedRun> {
   let stdout = '';
   let stderr = '';
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
@@ -16,10 +20,14 @@ export async function reportCommand(
     return true;
   });
   try {
-    const code = await runReportCommand(args, {});
+    const code = await run();
     return { code, stdout, stderr };
   } finally {
     out.mockRestore();
     err.mockRestore();
   }
 }
+
+/** The `report` command in process, its output captured. */
+export const reportCommand = (args: string[]): Promise<CapturedRun> =>
+  runCaptured(() => runReportCommand(args, {}));

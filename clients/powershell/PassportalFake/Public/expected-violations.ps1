@@ -49,8 +49,7 @@ function Get-PassportalFakeExpectedViolation {
     [CmdletBinding()]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        $target = Resolve-FakeTarget $Fake
-        Add-FakeReference (Invoke-FakeAdmin -Target $target -Method GET -Path '/expected-violations').expectedViolations $target
+        Get-FakeItem -Fake $Fake -Path '/expected-violations' -Property expectedViolations
     }
 }
 
@@ -66,8 +65,7 @@ function Clear-PassportalFakeExpectedViolation {
     [CmdletBinding(SupportsShouldProcess)]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        $target = Resolve-FakeTarget $Fake
-        if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Clear expected violations')) { Invoke-FakeAdmin -Target $target -Method DELETE -Path '/expected-violations' | Out-Null }
+        Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/expected-violations' -What 'Clear expected violations'
     }
 }
 
@@ -88,9 +86,6 @@ function Remove-PassportalFakeExpectedViolation {
         [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
     )
     process {
-        $target = Resolve-FakeTarget $Fake
-        if ($PSCmdlet.ShouldProcess("$($target.BaseUrl) expected violation $Id", 'Remove')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/expected-violations/' + [uri]::EscapeDataString($Id)) | Out-Null
-        }
+        Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/expected-violations' -What 'expected violation' -Id $Id
     }
 }

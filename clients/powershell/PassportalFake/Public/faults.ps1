@@ -69,8 +69,7 @@ function Get-PassportalFakeFault {
     [CmdletBinding()]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        $target = Resolve-FakeTarget $Fake
-        Add-FakeReference (Invoke-FakeAdmin -Target $target -Method GET -Path '/faults').faults $target
+        Get-FakeItem -Fake $Fake -Path '/faults' -Property faults
     }
 }
 
@@ -86,8 +85,7 @@ function Clear-PassportalFakeFault {
     [CmdletBinding(SupportsShouldProcess)]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        $target = Resolve-FakeTarget $Fake
-        if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Clear faults')) { Invoke-FakeAdmin -Target $target -Method DELETE -Path '/faults' | Out-Null }
+        Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/faults' -What 'Clear faults'
     }
 }
 
@@ -108,9 +106,6 @@ function Remove-PassportalFakeFault {
         [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
     )
     process {
-        $target = Resolve-FakeTarget $Fake
-        if ($PSCmdlet.ShouldProcess("$($target.BaseUrl) fault $Id", 'Remove')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/faults/' + [uri]::EscapeDataString($Id)) | Out-Null
-        }
+        Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/faults' -What 'fault' -Id $Id
     }
 }

@@ -62,10 +62,7 @@ function Clear-PassportalFakeRequest {
     [CmdletBinding(SupportsShouldProcess)]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        $target = Resolve-FakeTarget $Fake
-        if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Clear the journal')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path '/requests' | Out-Null
-        }
+        Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/requests' -What 'Clear the journal'
     }
 }
 

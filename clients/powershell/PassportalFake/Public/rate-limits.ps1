@@ -48,8 +48,7 @@ function Get-PassportalFakeRateLimit {
     [CmdletBinding()]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        $target = Resolve-FakeTarget $Fake
-        Add-FakeReference (Invoke-FakeAdmin -Target $target -Method GET -Path '/rate-limits').rateLimits $target
+        Get-FakeItem -Fake $Fake -Path '/rate-limits' -Property rateLimits
     }
 }
 
@@ -65,8 +64,7 @@ function Clear-PassportalFakeRateLimit {
     [CmdletBinding(SupportsShouldProcess)]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        $target = Resolve-FakeTarget $Fake
-        if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Clear rate limits')) { Invoke-FakeAdmin -Target $target -Method DELETE -Path '/rate-limits' | Out-Null }
+        Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/rate-limits' -What 'Clear rate limits'
     }
 }
 
@@ -87,9 +85,6 @@ function Remove-PassportalFakeRateLimit {
         [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
     )
     process {
-        $target = Resolve-FakeTarget $Fake
-        if ($PSCmdlet.ShouldProcess("$($target.BaseUrl) rate limit $Id", 'Remove')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/rate-limits/' + [uri]::EscapeDataString($Id)) | Out-Null
-        }
+        Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/rate-limits' -What 'rate limit' -Id $Id
     }
 }

@@ -58,7 +58,6 @@ function Clear-PassportalFakeScenario {
     [CmdletBinding(SupportsShouldProcess)]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        $target = Resolve-FakeTarget $Fake
-        if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Clear scenarios')) { Invoke-FakeAdmin -Target $target -Method DELETE -Path '/scenarios' | Out-Null }
+        Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/scenarios' -What 'Clear scenarios'
     }
 }

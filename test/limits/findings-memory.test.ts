@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { accessToken } from '../support/request-token.js';
-import { spawnCli, waitForListening } from '../support/run-cli.js';
+import { killChild, spawnCli, waitForListening } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 /**
@@ -23,10 +23,7 @@ let stderr = '';
 afterEach(async () => {
   const c = child;
   child = undefined;
-  if (!c || c.exitCode !== null || c.signalCode !== null) return;
-  const exited = new Promise((done) => c.once('exit', done));
-  c.kill('SIGKILL');
-  await exited;
+  await killChild(c);
 });
 
 async function startFake(): Promise<string> {

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestToken } from '../support/request-token.js';
-import { spawnCli, waitForListening } from '../support/run-cli.js';
+import { killChild, spawnCli, waitForListening } from '../support/run-cli.js';
 import { ACME_KEY, readSmallSet, SMALL_SET } from '../support/test-server.js';
 
 /**
@@ -40,10 +40,7 @@ function spawnCliWithHeap(): ChildProcess {
 afterEach(async () => {
   const c = child;
   child = undefined;
-  if (!c || c.exitCode !== null || c.signalCode !== null) return;
-  const exited = new Promise((done) => c.once('exit', done));
-  c.kill('SIGKILL');
-  await exited;
+  await killChild(c);
 });
 
 /** Runs `task` for `count` items, `parallel` at a time, stopping early when `stop()` says so or time is up. */

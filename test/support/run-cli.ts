@@ -49,3 +49,11 @@ export function waitForListening(child: ChildProcess): Promise<string> {
     child.on('exit', (code) => reject(new Error(`exited with ${code} before listening: ${out}`)));
   });
 }
+
+/** Kills a child fake (SIGKILL) and waits for it to exit; one that has exited already is left. */
+export async function killChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGKILL');
+  await exited;
+}

@@ -3,7 +3,9 @@ else the npm command), waited for, stopped after, its own error shown when it ca
 
 import os
 import ssl
+import threading
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -85,3 +87,22 @@ def test_https_exposes_the_ca_for_the_vendors_host_through_the_proxy(own_start, 
             f"{fake.https_url}/__admin/health", timeout=10
         ) as response:
             assert response.status == 200
+
+
+def test_stop_ends_every_process_the_command_started(monkeypatch):
+    """A command that runs the fake as a child of its own (as npx runs it under npm) is ended
+    whole: `stop` returns, and nothing answers at the URL afterwards."""
+    monkeypatch.delenv("PASSPORTAL_FAKE_URL", raising=False)
+    checkout = os.environ.get("PASSPORTAL_FAKE_CHECKOUT") or str(Path(__file__).resolve().parents[3])
+    start = Path(checkout) / "dist" / "start.js"
+    assert start.is_file(), f"no built fake at {start}: run npm ci in {checkout}"
+    # `sh -c` with a command after it forks node rather than replacing itself with it.
+    wrapper = ["sh", "-c", 'node "$0" "$@"; exit $?', str(start)]
+    fake = PassportalFake(command=wrapper).start()
+    url = fake.url
+    assert answers(url)
+    stopping = threading.Thread(target=fake.stop, daemon=True)
+    stopping.start()
+    stopping.join(60)
+    assert not stopping.is_alive(), "stop() did not return: a process of the command outlived it"
+    assert not answers(url)

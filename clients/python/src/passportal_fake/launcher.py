@@ -20,8 +20,10 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -151,13 +153,8 @@ class PassportalFake:
     def stop(self) -> None:
         """Stops what this object started (the process or the container); idempotent."""
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        if process is not None:
+            _end_group(process)
         if process is not None and process.stdout is not None:
             process.stdout.close()
         container, self._container = self._container, None
@@ -175,9 +172,12 @@ class PassportalFake:
         checkout = os.environ.get("PASSPORTAL_FAKE_CHECKOUT")
         roots = [Path(checkout)] if checkout else [Path.cwd(), *Path.cwd().parents]
         for root in roots:
-            start = root / "dist" / "start.js"
-            if start.is_file() and _is_the_package(root / "package.json"):
-                return [shutil.which("node") or "node", str(start)]
+            # A checkout of the fake, or a project that installed it: its start file run by node
+            # directly, so no npm process stands between this object and the fake.
+            for package in (root, root / "node_modules" / PACKAGE_NAME):
+                start = package / "dist" / "start.js"
+                if start.is_file() and _is_the_package(package / "package.json"):
+                    return [shutil.which("node") or "node", str(start)]
         if checkout:
             raise StartError(f"PASSPORTAL_FAKE_CHECKOUT={checkout} holds no built fake (dist/start.js): run npm ci there")
         npx = shutil.which("npx")
@@ -201,8 +201,16 @@ class PassportalFake:
         for name in ("PORT", "HTTPS_PORT", "HOST"):
             env.pop(name, None)
         try:
+            # A group of its own: `stop` ends every process of it (npx runs the fake as a child of
+            # npm, which would otherwise outlive npm holding the output pipe open).
             self._process = subprocess.Popen(
-                args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=sys.platform != "win32",
+                creationflags=_GROUP_FLAGS,
             )
         except OSError as error:
             raise StartError(f"cannot run {shlex.join(args)}: {error}") from error
@@ -303,6 +311,57 @@ class PassportalFake:
     def _tail(self) -> str:
         time.sleep(0.1)  # the reader thread's last lines
         return "\n".join(self._output) or "(nothing)"
+
+
+# How the npm command is started: in a process group of its own, which `_end_group` ends whole
+# (a new session on POSIX; on Windows a new process group, its tree ended by taskkill).
+if sys.platform == "win32":
+    _GROUP_FLAGS: int = subprocess.CREATE_NEW_PROCESS_GROUP
+else:
+    _GROUP_FLAGS = 0
+
+
+def _end_group(process: "subprocess.Popen[bytes]") -> None:
+    """Ends the started process and every process it started: SIGTERM to its group (the fake
+    drains and exits), SIGKILL after 10 s; on Windows, taskkill of its process tree."""
+    if sys.platform == "win32":
+        if process.poll() is None:
+            subprocess.run(
+                ["taskkill", "/T", "/F", "/PID", str(process.pid)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
+        process.wait(timeout=10)
+        return
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and _group_alive(process.pid):
+            if process.poll() is None:
+                try:
+                    process.wait(timeout=0.05)
+                except subprocess.TimeoutExpired:
+                    pass
+            else:
+                time.sleep(0.05)
+        if not _group_alive(process.pid):
+            break
+    if process.poll() is None:
+        process.wait(timeout=10)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _is_the_package(package_json: Path) -> bool:

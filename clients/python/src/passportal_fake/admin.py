@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from .errors import AdminError, ContractViolationError
-from .transport import parse_json, send
+from .transport import parse_json, redirect_refusal, send
 
 Json = Dict[str, Any]
 
@@ -24,13 +24,14 @@ class Session:
     """A session: its id, the base URL the client under test uses, and an admin client for it.
 
     ``keys`` holds the session's own API keys with their secrets (``keyId``, ``secret``,
-    ``organizationId``) when it was created with ``own_keys=True``; ``run`` its run label.
+    ``organizationId``) when it was created with ``own_keys=True``; ``run`` its run label. Its
+    ``repr`` (what a failing test's locals show) leaves the keys out.
     """
 
     id: str
     base_url: str
     admin: "AdminClient"
-    keys: List[Json] = field(default_factory=list)
+    keys: List[Json] = field(default_factory=list, repr=False)
     run: Optional[str] = None
     raw: Json = field(default_factory=dict, repr=False)
 
@@ -328,9 +329,11 @@ class AdminClient:
         if body is not None:
             headers["content-type"] = "application/json"
             data = json.dumps(body).encode("utf-8")
-        status, _, answer = send(
-            method, f"{self.base_url}/__admin{path}", data, headers, self._timeout, self._ssl_context
-        )
+        url = f"{self.base_url}/__admin{path}"
+        status, answered, answer = send(method, url, data, headers, self._timeout, self._ssl_context)
+        refusal = redirect_refusal(status, answered, url)
+        if refusal is not None:
+            raise AdminError(method, f"/__admin{path}", status, {"message": refusal})
         if status >= 400:
             parsed = parse_json(answer)
             raise AdminError(method, f"/__admin{path}", status, parsed if isinstance(parsed, dict) else None)

@@ -10,7 +10,7 @@ import urllib.parse
 from typing import Any, Dict, Optional
 
 from .errors import ApiError
-from .transport import parse_json, send
+from .transport import parse_json, redirect_refusal, send
 
 DEFAULT_CONTENT = "api-content-hash"
 
@@ -43,7 +43,11 @@ def get_token(
         content_type = "application/json"
     headers = {"content-type": content_type, "x-key": key_id, "x-hash": sign(secret, content)}
     path = "/api/v2/auth/client_token"
-    status, _, answer = send("POST", base_url.rstrip("/") + path, body, headers, timeout, ssl_context)
+    url = base_url.rstrip("/") + path
+    status, answered, answer = send("POST", url, body, headers, timeout, ssl_context)
+    refusal = redirect_refusal(status, answered, url)
+    if refusal is not None:
+        raise ApiError("POST", path, status, {"message": refusal})
     parsed = parse_json(answer)
     if status >= 400 or not isinstance(parsed, dict) or "access_token" not in parsed:
         raise ApiError("POST", path, status, parsed if isinstance(parsed, dict) else None)

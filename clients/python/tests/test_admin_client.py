@@ -118,17 +118,24 @@ def test_settings(passportal_session):
     assert admin.update_settings({"latencyMs": 0})["tokenTtlSeconds"] == 60
 
 
-def test_notices_and_report(passportal_session):
-    admin = passportal_session.admin
-    token = token_for(passportal_session)
-    api(passportal_session.base_url, "GET", "/api/v2/documents", token)  # no pageNum: a notice
-    assert any(record["path"] == "/api/v2/documents" for record in admin.notices())
-    report = admin.report()
-    assert isinstance(report, dict) and report["coverage"]["operations"]["exercised"] >= 2
-    junit = admin.report("junit")
-    assert isinstance(junit, str) and junit.lstrip().startswith("<?xml")
-    assert admin.report("markdown").strip()
-    admin.clear_report()
+def test_notices_and_report(passportal_fake):
+    # A session of its own: clearing a passportal_session's report fails the plugin's check.
+    session = passportal_fake.admin.create_session()
+    try:
+        admin = session.admin
+        token = token_for(session)
+        api(session.base_url, "GET", "/api/v2/documents", token)  # no pageNum: a notice
+        assert any(record["path"] == "/api/v2/documents" for record in admin.notices())
+        report = admin.report()
+        assert isinstance(report, dict) and report["coverage"]["operations"]["exercised"] >= 2
+        junit = admin.report("junit")
+        assert isinstance(junit, str) and junit.lstrip().startswith("<?xml")
+        assert admin.report("markdown").strip()
+        admin.clear_report()
+        cleared = admin.report()
+        assert isinstance(cleared, dict) and cleared["requests"]["total"] == 0
+    finally:
+        passportal_fake.admin.delete_session(session.id)
 
 
 def test_sessions_own_keys_and_delete(passportal_fake):
@@ -150,13 +157,18 @@ def test_sessions_own_keys_and_delete(passportal_fake):
     assert caught.value.status == 404
 
 
-def test_expect_no_violations_lists_each_violation_never_the_token(passportal_session):
-    admin = passportal_session.admin
-    token = token_for(passportal_session)
-    admin.expect_no_violations()
-    api(passportal_session.base_url, "GET", "/api/v2/documents?pageNum=zero", token)
-    with pytest.raises(AssertionError) as caught:
+def test_expect_no_violations_lists_each_violation_never_the_token(passportal_fake):
+    # A session of its own: the plugin's check would fail a passportal_session that broke the contract.
+    session = passportal_fake.admin.create_session()
+    try:
+        admin = session.admin
+        token = token_for(session)
         admin.expect_no_violations()
+        api(session.base_url, "GET", "/api/v2/documents?pageNum=zero", token)
+        with pytest.raises(AssertionError) as caught:
+            admin.expect_no_violations()
+    finally:
+        passportal_fake.admin.delete_session(session.id)
     error = caught.value
     assert isinstance(error, ContractViolationError)
     text = str(error)
@@ -165,4 +177,3 @@ def test_expect_no_violations_lists_each_violation_never_the_token(passportal_se
     [record] = error.violations
     assert record["violations"][0]["message"] in text
     assert token not in text and SECRET not in text
-    admin.clear_requests()

@@ -193,3 +193,130 @@ def test_worker(passportal_session, passportal_run, passportal_fake, n):
     assert len({s["worker"] for s in seen}) == 2
     assert len({s["run"] for s in seen}) == 1 and len({s["url"] for s in seen}) == 1
     assert not any(s["started_here"] for s in seen)
+
+
+def test_a_violation_a_test_resets_away_still_fails_it_and_the_run(suite, inner_args):
+    """reset(), load_fixtures() and clear_requests() empty the journal, never the session report's
+    exact counts the check compares; a declaration a reset dropped unmet fails its test too."""
+    suite.makepyfile(
+        test_hidden='''
+import pytest
+from client import list_documents
+
+def test_resets(passportal_session):
+    list_documents(passportal_session.base_url, "?pageNum=zero")
+    passportal_session.admin.reset()
+
+def test_loads_fixtures(passportal_session):
+    state = passportal_session.admin.state()
+    list_documents(passportal_session.base_url, "?pageNum=zero")
+    passportal_session.admin.load_fixtures(state)
+
+def test_clears_the_journal(passportal_session):
+    list_documents(passportal_session.base_url, "?pageNum=zero")
+    passportal_session.admin.clear_requests()
+
+@pytest.mark.passportal_expect_violation(method="GET", path="/api/v2/documents", location="query.pageNum")
+def test_drops_a_declaration(passportal_session):
+    passportal_session.admin.reset()
+
+def test_good_page(passportal_session):
+    assert list_documents(passportal_session.base_url, "?pageNum=1") == 200
+'''
+    )
+    result = suite.runpytest_subprocess(*inner_args, "--passportal-report=json:report.json")
+    result.assert_outcomes(passed=1, failed=4)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_resets _*",
+            "the client broke the contract in 1 request*",
+            "*GET /api/v2/documents -> 404",
+            "*query.pageNum: *",
+            "*_ test_drops_a_declaration _*",
+            "expected 1 declared violation that never came*",
+            "*GET /api/v2/documents query.pageNum: met 0 of 1 times",
+        ]
+    )
+    for name in ("test_resets", "test_loads_fixtures", "test_clears_the_journal", "test_drops_a_declaration"):
+        result.stdout.fnmatch_lines([f"FAILED test_hidden.py::{name}*"])
+    summary = json.loads((suite.path / "report.json").read_text())["summary"]
+    assert (summary["violatingRequests"], summary["unmetExpectations"]) == (3, 1)
+
+
+def test_clearing_the_sessions_report_in_a_test_fails_it(suite, inner_args):
+    suite.makepyfile(
+        test_cleared='''
+from client import list_documents
+
+def test_clears_the_report(passportal_session):
+    list_documents(passportal_session.base_url, "?pageNum=zero")
+    passportal_session.admin.clear_report()
+'''
+    )
+    result = suite.runpytest_subprocess(*inner_args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the session's report was cleared during the test (clear_report())*"])
+
+
+def test_a_written_report_that_fails_makes_the_exit_status_fail(suite, inner_args):
+    """A session of the run the per-test check never saw (made by the test itself) still fails the
+    run through its report; without a written report the run's status is the tests' own."""
+    suite.makepyfile(
+        test_own_session='''
+from client import list_documents
+
+def test_makes_its_own_session(passportal_fake, passportal_run):
+    session = passportal_fake.admin.create_session(run=passportal_run)
+    list_documents(session.base_url, "?pageNum=zero")
+    passportal_fake.admin.delete_session(session.id)
+'''
+    )
+    result = suite.runpytest_subprocess(*inner_args, "--passportal-report=junit:report.xml")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["passportal: run pytest-*, report written to junit:report.xml", "passportal: the report fails the run: 1 request broke the contract*"]
+    )
+    assert suite.runpytest_subprocess(*inner_args).ret == pytest.ExitCode.OK
+
+
+@pytest.mark.parametrize("label", ["ci run #42", "team+a", "x" * 129])
+def test_a_run_label_the_fake_refuses_is_a_usage_error(suite, inner_args, monkeypatch, label):
+    suite.makepyfile(test_docs="def test_session(passportal_session):\n    assert passportal_session.run\n")
+    result = suite.runpytest_subprocess(*inner_args, f"--passportal-run={label}", "--passportal-report=json:report.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--passportal-run=*: a run label is 1-128 characters of letters, digits and . _ : @ / -*"])
+    assert not (suite.path / "report.json").exists()
+    monkeypatch.setenv("PASSPORTAL_FAKE_RUN", label)
+    result = suite.runpytest_subprocess(*inner_args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*PASSPORTAL_FAKE_RUN=*: a run label is 1-128 characters*"])
+
+
+def test_a_fake_without_run_labels_gets_the_roots_report_said_so(suite, inner_args):
+    """A fake that does not know the field at all (an older version) gets unlabelled sessions,
+    and the summary says the root's report was written, never the run's."""
+    suite.makeconftest(
+        '''
+from passportal_fake import AdminClient, AdminError
+
+create = AdminClient.create_session
+
+def create_without_run(self, own_keys=False, run=None, fixtures=None, expires=None):
+    if run is not None:
+        raise AdminError("POST", "/__admin/sessions", 400, {
+            "message": "invalid request body: body/run is not a known property",
+            "errors": [{"location": "body/run", "message": "is not a known property"}],
+        })
+    return create(self, own_keys=own_keys, fixtures=fixtures, expires=expires)
+
+AdminClient.create_session = create_without_run
+'''
+    )
+    suite.makepyfile(test_docs="def test_session(passportal_session):\n    assert passportal_session.run is None\n")
+    result = suite.runpytest_subprocess(*inner_args, "--passportal-report=json:report.json")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["passportal: this fake knows no run labels, so the root's report (not the run's) was written to json:report.json"])
+    result.stdout.no_fnmatch_line("*report written to*")
+    assert json.loads((suite.path / "report.json").read_text())["instance"] == "root"

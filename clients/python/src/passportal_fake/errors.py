@@ -64,13 +64,17 @@ def describe_violations(
     records: Sequence[Mapping[str, Any]],
     unmet: Sequence[Mapping[str, Any]] = (),
     where: Optional[str] = None,
+    violating: Optional[int] = None,
+    unmet_count: Optional[int] = None,
 ) -> str:
     """One line per request (journal id, method, path, status), one indented line per violation
-    (location: message), then one line per expected violation that never came."""
+    (location: message), then one line per expected violation that never came. ``violating`` and
+    ``unmet_count``: the exact counts, when the lists are bounded (those not listed are said)."""
     lines = []
     at = f" ({where})" if where else ""
-    if records:
-        count = "1 request" if len(records) == 1 else f"{len(records)} requests"
+    total = len(records) if violating is None else max(violating, len(records))
+    if total:
+        count = "1 request" if total == 1 else f"{total} requests"
         lines.append(f"the client broke the contract in {count}{at}:")
         for record in records:
             status = record.get("status")
@@ -78,11 +82,16 @@ def describe_violations(
             lines.append(f"  #{record.get('requestId')} {record.get('method')} {record.get('path')} -> {answered}")
             for violation in record.get("violations") or []:
                 lines.append(f"    {violation.get('location')}: {violation.get('message')}")
-    if unmet:
-        count = "1 declared violation" if len(unmet) == 1 else f"{len(unmet)} declared violations"
+        if total > len(records):
+            lines.append(f"  ({total - len(records)} more not listed: the report keeps the newest)")
+    never = len(unmet) if unmet_count is None else max(unmet_count, len(unmet))
+    if never:
+        count = "1 declared violation" if never == 1 else f"{never} declared violations"
         lines.append(f"expected {count} that never came{at}:")
         for expectation in unmet:
             lines.append("  " + describe_expectation(expectation))
+        if never > len(unmet):
+            lines.append(f"  ({never - len(unmet)} more not listed: the report keeps the newest)")
     return "\n".join(lines)
 
 

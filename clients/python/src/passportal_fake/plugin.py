@@ -3,7 +3,9 @@
 Fixtures: ``passportal_fake`` (session scope: a ``PassportalFake``) and ``passportal_session``
 (function scope: a new session per test, labelled with the run, deleted after). After each test
 that used ``passportal_session``, the session's violations (and declared violations that never
-came) fail that test, as its own failure.
+came) fail that test, as its own failure. The check compares the session report's exact counts
+before and after the test, which a reset, a fixture load or a cleared journal leave standing.
+A run whose report ``--passportal-report`` wrote fails makes the run's exit status fail.
 
 Under pytest-xdist the controller starts one fake (unless given a URL) and hands its URL and the
 run label to every worker (``workerinput``), so all workers share one fake and one run report.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import time
 import warnings
@@ -22,13 +25,18 @@ from typing import Any, Dict, Generator, List, Optional, Tuple
 import pytest
 
 from .admin import Session
-from .errors import AdminError, ContractViolationError
+from .errors import AdminError, ContractViolationError, describe_violations
 from .launcher import PassportalFake
 
 SESSION_KEY = pytest.StashKey[Session]()
+BEFORE_KEY = pytest.StashKey["Tally"]()
 FAILURE_KEY = pytest.StashKey[str]()
 PLUGIN_NAME = "passportal-fake-run"
 REPORT_FORMATS = ("json", "junit", "ctrf", "markdown")
+
+#: The fake's rule for a run label (``POST /__admin/sessions`` refuses any other).
+RUN_LABEL = re.compile(r"[A-Za-z0-9._:@/-]{1,128}")
+RUN_LABEL_RULE = "1-128 characters of letters, digits and . _ : @ / - (e.g. ci-1234)"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,7 +82,20 @@ def pytest_configure(config: pytest.Config) -> None:
         "passportal_session(own_keys=False, fixtures=None, expires=None): how the test's passportal_session is created",
     )
     reports = [_parse_report_option(value) for value in config.getoption("passportal_report") or []]
+    _check_run_label(config)
     config.pluginmanager.register(RunPlugin(config, reports), PLUGIN_NAME)
+
+
+def _check_run_label(config: pytest.Config) -> None:
+    """A label the fake would refuse is a usage error where it is given, naming the rule."""
+    for where, label in (
+        ("--passportal-run", config.getoption("passportal_run")),
+        ("PASSPORTAL_FAKE_RUN", os.environ.get("PASSPORTAL_FAKE_RUN")),
+    ):
+        if label:
+            if not RUN_LABEL.fullmatch(label):
+                raise pytest.UsageError(f"{where}={label!r}: a run label is {RUN_LABEL_RULE}")
+            return
 
 
 def _parse_report_option(value: str) -> Tuple[str, str]:
@@ -106,6 +127,9 @@ class RunPlugin:
         self._fake: Optional[PassportalFake] = None
         self.written: List[str] = []
         self.run_labels = True
+        #: Why the written report fails the run (its exact counts), when it does.
+        self.report_failure: Optional[str] = None
+        self.no_run = False
 
     def fake(self) -> PassportalFake:
         """The run's fake, started on first use."""
@@ -125,7 +149,7 @@ class RunPlugin:
             try:
                 return fake.admin.create_session(run=self.run, **options)
             except AdminError as error:
-                if error.status != 400 or "body/run" not in str(error):
+                if not _run_is_unknown(error):
                     raise
                 self.run_labels = False
                 warnings.warn(
@@ -151,11 +175,11 @@ class RunPlugin:
         if session is None:
             return
         try:
-            session.admin.expect_no_violations()
-        except ContractViolationError as error:
-            item.stash[FAILURE_KEY] = str(error)
+            failure = _check_session(session, item.stash[BEFORE_KEY] if BEFORE_KEY in item.stash else None)
         except AdminError as error:
-            item.stash[FAILURE_KEY] = f"checking the session's violations failed: {error}"
+            failure = f"checking the session's violations failed: {error}"
+        if failure is not None:
+            item.stash[FAILURE_KEY] = failure
         del outcome
 
     @pytest.hookimpl(hookwrapper=True)
@@ -178,31 +202,122 @@ class RunPlugin:
         try:
             if self.reports and self._fake is not None:
                 self._write_reports()
+                if self.report_failure is not None and session.exitstatus == pytest.ExitCode.OK:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
         finally:
             self._stop()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker:
             return
-        if self.written:
+        if self.written and self.run_labels:
             terminalreporter.write_line(f"passportal: run {self.run}, report written to {', '.join(self.written)}")
+        elif self.written:
+            terminalreporter.write_line(
+                "passportal: this fake knows no run labels, so the root's report (not the run's) was written to "
+                + ", ".join(self.written)
+            )
+        elif self.no_run:
+            terminalreporter.write_line(f"passportal: no session of run {self.run} reached the fake, so no report was written")
         elif self.reports:
             terminalreporter.write_line("passportal: no test used the fake, so no report was written")
+        if self.report_failure is not None:
+            terminalreporter.write_line(f"passportal: the report fails the run: {self.report_failure}", red=True)
 
     def _write_reports(self) -> None:
         assert self._fake is not None
+        run = self.run if self.run_labels else None
+        try:
+            verdict = self._fake.admin.report("json", run=run)
+        except AdminError as error:
+            if run is not None and error.status == 404:
+                self.no_run = True  # no session carried the label
+                return
+            raise
         for kind, path in self.reports:
-            answer = self._fake.admin.report(kind, run=self.run if self.run_labels else None)
+            answer = verdict if kind == "json" else self._fake.admin.report(kind, run=run)
             text = json.dumps(answer, indent=2) + "\n" if isinstance(answer, dict) else str(answer)
             target = Path(path)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
             self.written.append(f"{kind}:{path}")
+        self.report_failure = _report_failure(verdict)
 
     def _stop(self) -> None:
         fake, self._fake = self._fake, None
         if fake is not None:
             fake.stop()
+
+
+def _run_is_unknown(error: AdminError) -> bool:
+    """Whether the fake refused a session's run label as a field it does not know (a fake from
+    before run labels), rather than the label itself."""
+    errors = (error.body or {}).get("errors") if error.status == 400 else None
+    return isinstance(errors, list) and any(
+        isinstance(e, dict) and e.get("location") == "body/run" and "not a known property" in str(e.get("message"))
+        for e in errors
+    )
+
+
+class Tally:
+    """A session report's exact counts, which survive resets, fixture loads and cleared journals."""
+
+    def __init__(self, report: Any) -> None:
+        summary = report.get("summary") if isinstance(report, dict) else None
+        self.exact = isinstance(summary, dict) and all(
+            isinstance(summary.get(key), int) for key in ("violatingRequests", "unmetExpectations")
+        )
+        summary = summary if isinstance(summary, dict) else {}
+        self.report: Dict[str, Any] = report if isinstance(report, dict) else {}
+        self.since = self.report.get("since")
+        self.violating = int(summary.get("violatingRequests", 0)) if self.exact else 0
+        self.unmet = int(summary.get("unmetExpectations", 0)) if self.exact else 0
+
+    @classmethod
+    def of(cls, session: Session) -> "Tally":
+        return cls(session.admin.report("json"))
+
+
+def _check_session(session: Session, before: Optional[Tally]) -> Optional[str]:
+    """Why the test fails for what its session counted since ``before`` (``None``: it passes)."""
+    after = Tally.of(session)
+    if before is None or not before.exact or not after.exact:
+        # A fake from before exact counts: its journal, as it stands.
+        try:
+            session.admin.expect_no_violations()
+        except ContractViolationError as error:
+            return str(error)
+        return None
+    if after.since != before.since:
+        return (
+            "the session's report was cleared during the test (clear_report()), so the violations it "
+            "counted cannot be checked; test the report on a session of your own "
+            "(passportal_fake.admin.create_session())"
+        )
+    violating = after.violating - before.violating
+    unmet = after.unmet - before.unmet
+    if violating <= 0 and unmet <= 0:
+        return None
+    records = list(after.report.get("violations") or [])[-violating:] if violating > 0 else []
+    declared = list(after.report.get("unmetExpectations") or [])[-unmet:] if unmet > 0 else []
+    return describe_violations(
+        records, declared, session.admin.base_url, violating=max(violating, 0), unmet_count=max(unmet, 0)
+    )
+
+
+def _report_failure(report: Any) -> Optional[str]:
+    """What fails a written report: its exact counts of violating requests and unmet declarations."""
+    summary = report.get("summary") if isinstance(report, dict) else None
+    if not isinstance(summary, dict):
+        return None
+    violating = int(summary.get("violatingRequests") or 0)
+    unmet = int(summary.get("unmetExpectations") or 0)
+    parts = []
+    if violating:
+        parts.append(f"{violating} request{'s' if violating != 1 else ''} broke the contract")
+    if unmet:
+        parts.append(f"{unmet} declared violation{'s' if unmet != 1 else ''} never came")
+    return ", ".join(parts) + " (the exit status is 1)" if parts else None
 
 
 def _run_plugin(config: pytest.Config) -> RunPlugin:
@@ -241,6 +356,8 @@ def passportal_session(request: pytest.FixtureRequest, passportal_fake: Passport
         raise pytest.UsageError(f"passportal_session: unknown option(s) {sorted(unknown)}; use own_keys, fixtures, expires")
     session = _run_plugin(request.config).create_session(passportal_fake, options)
     try:
+        # The counts before anything is declared: a declaration never met then counts as new.
+        request.node.stash[BEFORE_KEY] = Tally.of(session)
         for expectation in request.node.iter_markers("passportal_expect_violation"):
             if expectation.args:
                 raise pytest.UsageError("passportal_expect_violation takes keywords: method=, path=, location=, times=")

@@ -1,9 +1,15 @@
 """The launcher: a running fake by URL, or one it starts (the image when the run uses the image,
 else the npm command), waited for, stopped after, its own error shown when it cannot start."""
 
+import json
 import os
+import shlex
+import signal
 import ssl
+import subprocess
+import sys
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -106,3 +112,167 @@ def test_stop_ends_every_process_the_command_started(monkeypatch):
     stopping.join(60)
     assert not stopping.is_alive(), "stop() did not return: a process of the command outlived it"
     assert not answers(url)
+
+
+def checkout_start():
+    """The built fake of this checkout (dist/start.js), which the launcher tests run by command."""
+    checkout = os.environ.get("PASSPORTAL_FAKE_CHECKOUT") or str(Path(__file__).resolve().parents[3])
+    start = Path(checkout) / "dist" / "start.js"
+    assert start.is_file(), f"no built fake at {start}: run npm ci in {checkout}"
+    return start
+
+
+def clean_env(monkeypatch):
+    for name in ("PASSPORTAL_FAKE_URL", "PASSPORTAL_FAKE_IMAGE", "PASSPORTAL_FAKE_COMMAND", "PASSPORTAL_FAKE_CHECKOUT"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_nothing_installed_is_a_clear_error_and_nothing_is_fetched(tmp_path, monkeypatch):
+    """With no fake installed, the launcher says what to install or set; it never runs npx (or any
+    registry fetch), whatever is on PATH."""
+    clean_env(monkeypatch)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    ran = tmp_path / "npx-ran"
+    npx = bin_dir / "npx"
+    npx.write_text(f"#!/bin/sh\necho \"$@\" > {ran}\nexit 1\n")
+    npx.chmod(0o755)
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(StartError) as caught:
+        PassportalFake(start_timeout=10).start()
+    message = str(caught.value)
+    assert "no passportal-docs-fake is installed here" in message and "nothing is fetched from a registry" in message
+    assert "PASSPORTAL_FAKE_CHECKOUT" in message and "PASSPORTAL_FAKE_IMAGE" in message
+    assert not ran.exists(), "npx was run"
+
+
+def installed_package(project, start_js):
+    package = project / "node_modules" / "passportal-docs-fake"
+    (package / "dist").mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "passportal-docs-fake"}')
+    (package / "dist" / "start.js").write_text(start_js)
+    return package
+
+
+@pytest.mark.parametrize("writable", ["project", "node_modules", "dist/start.js"])
+def test_an_installed_fake_others_can_write_is_never_run(tmp_path, monkeypatch, writable):
+    clean_env(monkeypatch)
+    project = tmp_path / "project"
+    ran = tmp_path / "ran"
+    installed_package(project, f"require('fs').writeFileSync({json.dumps(str(ran))}, 'ran');\n")
+    target = {"project": project, "node_modules": project / "node_modules"}.get(writable)
+    target = target or project / "node_modules" / "passportal-docs-fake" / writable
+    target.chmod(0o777 if target.is_dir() else 0o666)
+    monkeypatch.chdir(project)
+    with pytest.raises(StartError) as caught:
+        PassportalFake(start_timeout=10).start()
+    assert f"any user can write {target}" in str(caught.value)
+    assert "PASSPORTAL_FAKE_COMMAND" in str(caught.value)
+    assert not ran.exists(), "the start file was run"
+
+
+def test_an_installed_fake_of_another_user_is_never_run(tmp_path, monkeypatch):
+    clean_env(monkeypatch)
+    project = tmp_path / "project"
+    ran = tmp_path / "ran"
+    package = installed_package(project, f"require('fs').writeFileSync({json.dumps(str(ran))}, 'ran');\n")
+    monkeypatch.chdir(project)
+    other = 4242 if os.getuid() == 0 else None
+    if other is not None:
+        os.chown(package, other, -1)
+        expected = f"{package} belongs to another user (uid {other})"
+    else:
+        # Not root: chown to another user is not possible; a folder the user made others' to write stands in.
+        package.chmod(0o777)
+        expected = f"any user can write {package}"
+    with pytest.raises(StartError) as caught:
+        PassportalFake(start_timeout=10).start()
+    assert expected in str(caught.value)
+    assert not ran.exists(), "the start file was run"
+
+
+def test_an_installed_fake_in_the_users_own_folder_is_run(tmp_path, monkeypatch):
+    clean_env(monkeypatch)
+    project = tmp_path / "project"
+    installed_package(project, f"import({json.dumps(checkout_start().as_uri())});\n")
+    monkeypatch.chdir(project)
+    with PassportalFake(start_timeout=60) as fake:
+        assert fake.command[-1] == str(project / "node_modules" / "passportal-docs-fake" / "dist" / "start.js")
+        assert fake.admin.health()["status"] == "ok"
+
+
+@pytest.mark.parametrize("where", ["LOG_FORMAT", "config file"])
+def test_the_fake_starts_whatever_log_format_is_configured(tmp_path, monkeypatch, where):
+    clean_env(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    if where == "LOG_FORMAT":
+        monkeypatch.setenv("LOG_FORMAT", "pretty")
+    else:
+        (tmp_path / "passportal-fake.config.json").write_text('{"logFormat": "pretty"}')
+    with PassportalFake(command=["node", str(checkout_start())], start_timeout=30) as fake:
+        assert fake.admin.health()["status"] == "ok"
+
+
+def processes_marked(mark):
+    """The processes whose environment holds MARK=<mark> (Linux: /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if f"PASSPORTAL_TEST_MARK={mark}".encode() in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP", "SIGKILL"])
+def test_the_fake_ends_with_pytest_however_pytest_ends(pytester, monkeypatch, sig):
+    """What a CI runner cancelling a job sends: pytest ends without its teardown, and the fake it
+    started (and the guard watching it) end within seconds."""
+    clean_env(monkeypatch)
+    mark = f"{sig}-{os.getpid()}-{time.monotonic_ns()}"
+    monkeypatch.setenv("PASSPORTAL_FAKE_COMMAND", shlex.join(["node", str(checkout_start())]))
+    monkeypatch.setenv("PASSPORTAL_TEST_MARK", mark)
+    pytester.makepyfile(
+        test_waits='''
+import time
+
+def test_waits(passportal_fake):
+    with open("url.txt.part", "w") as f:
+        f.write(passportal_fake.url)
+    import os
+    os.rename("url.txt.part", "url.txt")
+    time.sleep(600)
+'''
+    )
+    inner = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+        cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        url_file = pytester.path / "url.txt"
+        deadline = time.monotonic() + 90
+        while not url_file.exists() and time.monotonic() < deadline and inner.poll() is None:
+            time.sleep(0.1)
+        assert url_file.exists(), "the inner pytest did not start its fake"
+        url = url_file.read_text()
+        assert answers(url)
+        on_linux = sys.platform.startswith("linux")
+        if on_linux:
+            assert len(processes_marked(mark)) >= 2  # pytest, the guard, the fake
+        inner.send_signal(getattr(signal, sig))
+        inner.wait(30)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (answers(url) or (on_linux and processes_marked(mark))):
+            time.sleep(0.2)
+        assert not answers(url), f"the fake outlived pytest ended by {sig}"
+        if on_linux:
+            assert processes_marked(mark) == [], f"processes of the fake outlived pytest ended by {sig}"
+    finally:
+        if inner.poll() is None:
+            inner.kill()
+            inner.wait()

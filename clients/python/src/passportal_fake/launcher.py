@@ -7,11 +7,15 @@ Where the fake comes from, first match wins:
 2. ``image=`` or ``PASSPORTAL_FAKE_IMAGE``: the image, run through Docker or Podman
    (``DOCKER_HOST`` honoured) on a free port.
 3. ``command=`` or ``PASSPORTAL_FAKE_COMMAND`` (a command line), else ``node dist/start.js`` of the
-   checkout in ``PASSPORTAL_FAKE_CHECKOUT`` or above the current folder, else
-   ``npx --yes passportal-docs-fake``: started on a free port.
+   checkout in ``PASSPORTAL_FAKE_CHECKOUT``, or of a checkout or ``node_modules/passportal-docs-fake``
+   in the current folder or above it: started on ``--port 0``, its URL read from its own first log
+   line (``--log-format json`` asked for). Nothing is ever fetched from a registry, and a start file
+   found by looking is run only when every folder on its path, and the file, belong to the user
+   (or root) and no other user can write them.
 
-It waits for ``/__admin/health``; a start that fails raises ``StartError`` with the fake's own
-output; on exit it stops only what it started.
+The command runs under a guard (``_guard.py``) that ends it when this process ends, however it
+ends. It waits for ``/__admin/health``; a start that fails raises ``StartError`` with the fake's
+own output; on exit it stops only what it started.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import shlex
 import shutil
 import signal
 import ssl
+import stat
 import subprocess
 import sys
 import tempfile
@@ -77,6 +82,8 @@ class PassportalFake:
         self.image: Optional[str] = self._image
         self.command: List[str] = []
         self._process: Optional[subprocess.Popen[bytes]] = None
+        # The guard's standard input, held open and never written: it closes when this process ends.
+        self._lifeline: Optional[Any] = None
         self._output: Deque[str] = deque(maxlen=400)
         self._engine: Optional[Engine] = None
         self._container: Optional[str] = None
@@ -153,7 +160,14 @@ class PassportalFake:
     def stop(self) -> None:
         """Stops what this object started (the process or the container); idempotent."""
         process, self._process = self._process, None
+        lifeline, self._lifeline = self._lifeline, None
+        if lifeline is not None:
+            lifeline.close()  # the guard ends the fake (SIGTERM, then SIGKILL after its grace)
         if process is not None:
+            try:
+                process.wait(timeout=GUARD_GRACE * 2 + 5)
+            except subprocess.TimeoutExpired:
+                pass
             _end_group(process)
         if process is not None and process.stdout is not None:
             process.stdout.close()
@@ -170,26 +184,36 @@ class PassportalFake:
         if self._command is not None:
             return list(shlex.split(self._command) if isinstance(self._command, str) else self._command)
         checkout = os.environ.get("PASSPORTAL_FAKE_CHECKOUT")
-        roots = [Path(checkout)] if checkout else [Path.cwd(), *Path.cwd().parents]
+        roots = [Path(checkout).absolute()] if checkout else [Path.cwd(), *Path.cwd().parents]
         for root in roots:
             # A checkout of the fake, or a project that installed it: its start file run by node
             # directly, so no npm process stands between this object and the fake.
             for package in (root, root / "node_modules" / PACKAGE_NAME):
                 start = package / "dist" / "start.js"
                 if start.is_file() and _is_the_package(package / "package.json"):
+                    unsafe = _unsafe_to_run(package)
+                    if unsafe is not None:
+                        raise StartError(
+                            f"not running {start}: {unsafe}, so another user could change what runs. Make it "
+                            "yours and writable by you alone (chown, chmod go-w), or name the command to run "
+                            "deliberately with PASSPORTAL_FAKE_COMMAND"
+                        )
                     return [shutil.which("node") or "node", str(start)]
         if checkout:
             raise StartError(f"PASSPORTAL_FAKE_CHECKOUT={checkout} holds no built fake (dist/start.js): run npm ci there")
-        npx = shutil.which("npx")
-        if npx is None:
-            raise StartError(
-                "cannot start the fake: no PASSPORTAL_FAKE_URL, no image (PASSPORTAL_FAKE_IMAGE) and no npx "
-                "on PATH (install Node 20.19+ or 24, or set one of those)"
-            )
-        return [npx, "--yes", PACKAGE_NAME]
+        raise StartError(
+            f"cannot start the fake: no {PACKAGE_NAME} is installed here (no built dist/start.js in "
+            f"node_modules/{PACKAGE_NAME} or a checkout of it, in {Path.cwd()} or a folder above), and "
+            "nothing is fetched from a registry. Install it in the project (npm install --save-dev with "
+            "its package file or repository), or set PASSPORTAL_FAKE_CHECKOUT to a checkout where npm ci "
+            "ran, PASSPORTAL_FAKE_COMMAND to the command that starts it, PASSPORTAL_FAKE_IMAGE "
+            "(--passportal-image) to its image, or PASSPORTAL_FAKE_URL (--passportal-url) to a running fake"
+        )
 
     def _start_command(self, command: List[str]) -> None:
-        args = [*command, "--port", "0", "--host", "127.0.0.1"]
+        # The URL is read from the fake's JSON log lines: ask for them (a config file or
+        # LOG_FORMAT may say pretty; a flag wins over both).
+        args = [*command, "--port", "0", "--host", "127.0.0.1", "--log-format", "json"]
         if self.https:
             self._temp = tempfile.TemporaryDirectory(prefix="passportal-fake-")
             args += ["--https-port", "0", "--tls-dir", self._temp.name]
@@ -198,14 +222,19 @@ class PassportalFake:
         env = {**os.environ, "LOG_LEVEL": "info", **self._env}
         if self._admin_token:
             env["ADMIN_TOKEN"] = self._admin_token
-        for name in ("PORT", "HTTPS_PORT", "HOST"):
+        for name in ("PORT", "HTTPS_PORT", "HOST", "LOG_FORMAT"):
             env.pop(name, None)
+        guard = [sys.executable, "-I", str(Path(__file__).with_name("_guard.py")), "--grace", f"{GUARD_GRACE:g}"]
+        if threading.current_thread() is threading.main_thread():
+            # The parent-death signal follows the thread that starts the guard: only the main one
+            # lives as long as this process.
+            guard += ["--parent", str(os.getpid())]
         try:
-            # A group of its own: `stop` ends every process of it (npx runs the fake as a child of
-            # npm, which would otherwise outlive npm holding the output pipe open).
+            # The guard and the command each in a group of their own: a signal to this process's
+            # group reaches neither; the guard ends the command's whole group when this process ends.
             self._process = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
+                [*guard, "--", *args],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 env=env,
@@ -214,6 +243,7 @@ class PassportalFake:
             )
         except OSError as error:
             raise StartError(f"cannot run {shlex.join(args)}: {error}") from error
+        self._lifeline = self._process.stdin
         found: Dict[str, str] = {}
         ready = threading.Event()
         process = self._process
@@ -313,8 +343,12 @@ class PassportalFake:
         return "\n".join(self._output) or "(nothing)"
 
 
-# How the npm command is started: in a process group of its own, which `_end_group` ends whole
-# (a new session on POSIX; on Windows a new process group, its tree ended by taskkill).
+#: Seconds the fake gets to drain after SIGTERM before the guard sends SIGKILL.
+GUARD_GRACE = 5.0
+
+# How the guard is started: in a process group of its own, which `_end_group` ends whole should
+# the guard not end by itself (a new session on POSIX; on Windows a new process group, its tree
+# ended by taskkill).
 if sys.platform == "win32":
     _GROUP_FLAGS: int = subprocess.CREATE_NEW_PROCESS_GROUP
 else:
@@ -362,6 +396,65 @@ def _group_alive(pgid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _unsafe_to_run(package: Path) -> Optional[str]:
+    """Why the fake's start files in ``package`` are not safe to run (``None``: they are): a folder
+    on their path, or one of the files, that a user other than this one (or root) owns, or that
+    another user can write. A folder others can write is fine when it has the sticky bit (``/tmp``):
+    there only an entry's owner may replace it, and the entry is checked next. A group that is the
+    owner's own (named after it, no other member) may write. Symbolic links are followed and both
+    paths checked. POSIX only (``None`` on Windows)."""
+    if sys.platform == "win32":
+        return None
+    files = [package / "package.json", package / "dist" / "start.js"]
+    files += [package / "dist" / name for name in ("compile-cache.js", "bundle/fake.cjs") if (package / "dist" / name).exists()]
+    seen = set()
+    for file in files:
+        for path in (Path(os.path.abspath(file)), Path(os.path.realpath(file))):
+            current = Path(path.anchor)
+            for part in ("", *path.parts[1:]):
+                current = current / part if part else current
+                if current in seen:
+                    continue
+                seen.add(current)
+                reason = _unsafe_entry(current)
+                if reason is not None:
+                    return reason
+    return None
+
+
+def _unsafe_entry(path: Path) -> Optional[str]:
+    try:
+        st = os.lstat(path)
+    except OSError as error:
+        return f"{path} cannot be checked ({error.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return None  # the folder holding it is checked, and so is where it points
+    uid = os.getuid()
+    if st.st_uid not in (uid, 0):
+        return f"{path} belongs to another user (uid {st.st_uid})"
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISDIR(st.st_mode) and mode & stat.S_ISVTX:
+        return None
+    if mode & stat.S_IWOTH:
+        return f"any user can write {path} (mode {mode:o})"
+    if mode & stat.S_IWGRP and not _own_group(st.st_gid, st.st_uid):
+        return f"the group of {path} can write it (mode {mode:o}, gid {st.st_gid})"
+    return None
+
+
+def _own_group(gid: int, owner: int) -> bool:
+    """Whether group ``gid`` is the owner's own: named after it, with no other member."""
+    import grp
+    import pwd
+
+    try:
+        group = grp.getgrgid(gid)
+        name = pwd.getpwuid(owner).pw_name
+    except KeyError:
+        return False
+    return group.gr_name == name and set(group.gr_mem) <= {name}
 
 
 def _is_the_package(package_json: Path) -> bool:

@@ -1,8 +1,11 @@
 """The pytest plugin, run as a user runs it (pytester, in a subprocess, loaded by its entry point)."""
 
 import json
+import os
+import secrets
 import shlex
 import xml.etree.ElementTree as ElementTree
+from pathlib import Path
 
 import pytest
 
@@ -320,3 +323,73 @@ AdminClient.create_session = create_without_run
     result.stdout.fnmatch_lines(["passportal: this fake knows no run labels, so the root's report (not the run's) was written to json:report.json"])
     result.stdout.no_fnmatch_line("*report written to*")
     assert json.loads((suite.path / "report.json").read_text())["instance"] == "root"
+
+
+def test_xdist_shares_one_fake_and_no_secret_reaches_any_output(suite, passportal_fake, monkeypatch):
+    """Two workers, one fake the controller started with an admin token: the token, the sessions'
+    own key secrets and the access tokens appear in no output (verbose, locals shown, every report
+    format, JUnit), even for failing tests whose locals hold the session."""
+    admin_token = "admin-" + secrets.token_hex(16)
+    monkeypatch.setenv("PASSPORTAL_FAKE_ADMIN_TOKEN", admin_token)
+    monkeypatch.delenv("PASSPORTAL_FAKE_URL", raising=False)
+    if passportal_fake.mode == "image":
+        monkeypatch.setenv("PASSPORTAL_FAKE_IMAGE", passportal_fake.image)
+    else:
+        checkout = os.environ.get("PASSPORTAL_FAKE_CHECKOUT") or str(Path(__file__).resolve().parents[3])
+        monkeypatch.setenv("PASSPORTAL_FAKE_COMMAND", shlex.join(["node", str(Path(checkout) / "dist" / "start.js")]))
+    suite.makepyfile(
+        test_secrets='''
+import json, os, pytest
+from passportal_fake import get_token
+from client import list_documents
+
+def keep(name, value):
+    with open(f"secret-{name}-{os.getpid()}.txt", "w") as f:
+        f.write(value)
+
+@pytest.mark.parametrize("n", range(4))
+@pytest.mark.passportal_session(own_keys=True)
+def test_own_keys(passportal_session, passportal_fake, n):
+    key = passportal_session.keys[0]
+    keep(f"key{n}", key["secret"])
+    keep(f"token{n}", get_token(passportal_session.base_url, key["keyId"], key["secret"])["access_token"])
+    with open(f"seen-{n}.json", "w") as f:
+        json.dump({"worker": os.environ.get("PYTEST_XDIST_WORKER"), "url": passportal_fake.url,
+                   "started_here": passportal_fake.started_here}, f)
+
+def page_zero(session):
+    import urllib.request
+    key = session.keys[0]
+    token = get_token(session.base_url, key["keyId"], key["secret"])["access_token"]
+    keep(f"broken-token-{session.id}", token)
+    request = urllib.request.Request(session.base_url + "/api/v2/documents?pageNum=zero", headers={"x-access-token": token})
+    try:
+        urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+@pytest.mark.parametrize("n", range(2))
+@pytest.mark.passportal_session(own_keys=True)
+def test_breaks_the_contract(passportal_session, n):
+    session = passportal_session
+    keep(f"broken{n}", session.keys[0]["secret"])
+    assert page_zero(session) == 200
+'''
+    )
+    result = suite.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-n", "2", "-v", "-l", "-rA", "--junitxml=junit.xml",
+        *[f"--passportal-report={kind}:report.{kind}" for kind in ("json", "junit", "ctrf", "markdown")],
+    )
+    result.assert_outcomes(passed=4, failed=2)
+    seen = [json.loads((suite.path / f"seen-{n}.json").read_text()) for n in range(4)]
+    assert len({s["worker"] for s in seen}) == 2 and len({s["url"] for s in seen}) == 1
+    assert not any(s["started_here"] for s in seen)
+    kept = [path.read_text() for path in suite.path.glob("secret-*.txt")]
+    assert len(kept) == 12
+    outputs = {"stdout": result.stdout.str(), "stderr": result.stderr.str()}
+    for path in [suite.path / "junit.xml", *suite.path.glob("report.*")]:
+        outputs[path.name] = path.read_text()
+    assert "query.pageNum" in outputs["stdout"] and "session = Session(" in outputs["stdout"]
+    for name, text in outputs.items():
+        for secret in [admin_token, *kept]:
+            assert secret not in text, f"a secret is in {name}"

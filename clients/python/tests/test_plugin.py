@@ -279,7 +279,10 @@ def test_makes_its_own_session(passportal_fake, passportal_run):
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
-        ["passportal: run pytest-*, report written to junit:report.xml", "passportal: the report fails the run: 1 request broke the contract*"]
+        [
+            "passportal: run pytest-*, report written to junit:report.xml",
+            "passportal: the report fails the run: 1 request broke the contract*",
+        ]
     )
     assert suite.runpytest_subprocess(*inner_args).ret == pytest.ExitCode.OK
 
@@ -320,7 +323,9 @@ AdminClient.create_session = create_without_run
     suite.makepyfile(test_docs="def test_session(passportal_session):\n    assert passportal_session.run is None\n")
     result = suite.runpytest_subprocess(*inner_args, "--passportal-report=json:report.json")
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines(["passportal: this fake knows no run labels, so the root's report (not the run's) was written to json:report.json"])
+    result.stdout.fnmatch_lines(
+        ["passportal: this fake knows no run labels, so the root's report (not the run's) was written to json:report.json"]
+    )
     result.stdout.no_fnmatch_line("*report written to*")
     assert json.loads((suite.path / "report.json").read_text())["instance"] == "root"
 

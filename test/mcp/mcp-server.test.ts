@@ -66,7 +66,12 @@ for (const [name, transportFor] of Object.entries(TRANSPORTS)) {
     };
 
     beforeAll(async () => {
-      mock = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent', adminToken: ADMIN_TOKEN, mcpHttp: true });
+      mock = await createMockServer({
+        fixtures: SMALL_SET,
+        logLevel: 'silent',
+        adminToken: ADMIN_TOKEN,
+        mcpHttp: true,
+      });
       url = await mock.listen(0, '127.0.0.1');
       client = new Client({ name: 'mcp-test', version: '1.0.0' });
       await client.connect(transportFor(url));
@@ -88,7 +93,11 @@ for (const [name, transportFor] of Object.entries(TRANSPORTS)) {
       const reset = tools.find((t) => t.name === 'resetState');
       expect(reset?.annotations?.destructiveHint).toBe(true);
       const requests = tools.find((t) => t.name === 'listRequests');
-      expect(requests?.inputSchema.properties?.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
+      expect(requests?.inputSchema.properties?.limit).toMatchObject({
+        type: 'integer',
+        minimum: 1,
+        maximum: 1000,
+      });
     });
 
     it('creates a session, injects a fault; the violations tool names the bad request the client sent', async () => {
@@ -109,7 +118,11 @@ for (const [name, transportFor] of Object.entries(TRANSPORTS)) {
       expect((await fetch(`${baseUrl}/api/v2/documents?pageNum=0`, { headers })).status).toBe(404);
 
       const violations = await json('listViolations', { session: id });
-      const list = violations.violations as Array<{ method: string; path: string; violations: Array<{ location: string }> }>;
+      const list = violations.violations as Array<{
+        method: string;
+        path: string;
+        violations: Array<{ location: string }>;
+      }>;
       expect(list).toHaveLength(1);
       expect(list[0]?.path).toBe('/api/v2/documents');
       expect(list[0]?.violations.map((v) => v.location)).toContain('query.pageNum');
@@ -131,14 +144,20 @@ for (const [name, transportFor] of Object.entries(TRANSPORTS)) {
       }
       // A session with keys of its own is answered with their IDs, never their secrets.
       const keyed = await json('createSession', { body: { keys: 'own' } });
-      const own = mock.sessions.list().find((s) => s.id === keyed.id)?.instance.ownKeys?.list() ?? [];
+      const own =
+        mock.sessions
+          .list()
+          .find((s) => s.id === keyed.id)
+          ?.instance.ownKeys?.list() ?? [];
       expect(own.length).toBeGreaterThan(0);
       expect((keyed.keys as Array<{ keyId: string }>).map((k) => k.keyId)).toEqual(own.map((k) => k.keyId));
       await json('getState', { session: String(keyed.id) });
       for (const text of answered) for (const key of own) expect(text).not.toContain(key.secret);
 
       // The report, as a resource and through the prompt that explains it.
-      const report = await client.readResource({ uri: `passportal-fake://sessions/${encodeURIComponent(id)}/report.md` });
+      const report = await client.readResource({
+        uri: `passportal-fake://sessions/${encodeURIComponent(id)}/report.md`,
+      });
       const reportText = String((report.contents[0] as { text?: string }).text);
       answered.push(reportText);
       expect(reportText).toContain('pageNum');
@@ -184,10 +203,15 @@ for (const [name, transportFor] of Object.entries(TRANSPORTS)) {
       const decisions = await client.readResource({ uri: 'passportal-fake://docs/decisions.md' });
       expect(String((decisions.contents[0] as { text?: string }).text)).toContain('pageNum');
       const { resourceTemplates } = await client.listResourceTemplates();
-      expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('passportal-fake://sessions/{session}/report.md');
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toContain(
+        'passportal-fake://sessions/{session}/report.md',
+      );
       const { prompts } = await client.listPrompts();
       expect(prompts.map((p) => p.name).sort()).toEqual(['explain-violations', 'set-up-scenario']);
-      const setUp = await client.getPrompt({ name: 'set-up-scenario', arguments: { goal: 'a 503 on the second page' } });
+      const setUp = await client.getPrompt({
+        name: 'set-up-scenario',
+        arguments: { goal: 'a 503 on the second page' },
+      });
       const text = setUp.messages.map((m) => (m.content as { text?: string }).text ?? '').join('\n');
       expect(text).toContain('a 503 on the second page');
       expect(text).toContain('throttled');

@@ -120,7 +120,10 @@ async function cruiseWith(paths: string[], forbidden: IForbiddenRuleType[]): Pro
       exclude: { path: '\\.d\\.ts$' },
       doNotFollow: { path: 'node_modules' },
       // Packages that map their subpaths with `exports` (the MCP SDK's `./*`) resolve as Node resolves them.
-      enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+      enhancedResolveOptions: {
+        exportsFields: ['exports'],
+        conditionNames: ['import', 'require', 'node', 'default'],
+      },
     },
     {},
     { tsConfig: extractTSConfig('tsconfig.json') },

@@ -218,3 +218,56 @@ for (const [name, transportFor] of Object.entries(TRANSPORTS)) {
     });
   });
 }
+
+describe('the HTTP endpoint is an admin call like any other', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  };
+  const post = (url: string, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(initialize),
+    });
+
+  it('needs the admin token, refuses other sites, serves the root only, and says how to turn it on', async () => {
+    const on = await createMockServer({
+      fixtures: SMALL_SET,
+      logLevel: 'silent',
+      adminToken: ADMIN_TOKEN,
+      mcpHttp: true,
+    });
+    const off = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent' });
+    try {
+      const url = await on.listen(0, '127.0.0.1');
+      const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
+      expect((await post(`${url}/__admin/mcp`)).status).toBe(401);
+      expect((await post(`${url}/__admin/mcp`, { authorization: 'Bearer wrong' })).status).toBe(401);
+      const foreign = await post(`${url}/__admin/mcp`, { ...bearer, origin: 'http://pages.example' });
+      expect(foreign.status).toBe(403);
+      const session = await on.session();
+      const atSession = await post(`${url}/sessions/${session.id}/__admin/mcp`, bearer);
+      expect(atSession.status).toBe(404);
+      expect(((await atSession.json()) as { message: string }).message).toContain('root URL (/__admin/mcp)');
+      const ok = await post(`${url}/__admin/mcp`, bearer);
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe(
+        'passportal-docs-fake',
+      );
+      const offUrl = await off.listen(0, '127.0.0.1');
+      const notOn = await post(`${offUrl}/__admin/mcp`);
+      expect(notOn.status).toBe(404);
+      expect(((await notOn.json()) as { message: string }).message).toContain('--mcp-http');
+    } finally {
+      await on.close();
+      await off.close();
+    }
+  });
+});

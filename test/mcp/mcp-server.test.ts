@@ -17,6 +17,7 @@ import { ADMIN_TAG, listOperations } from '../../src/contract/operations.js';
 import { loadSpec } from '../../src/contract/spec-document.js';
 import { createMockServer, type MockServer } from '../../src/index.js';
 import { accessToken } from '../support/request-token.js';
+import { runCli } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
@@ -269,5 +270,17 @@ describe('the HTTP endpoint is an admin call like any other', () => {
       await on.close();
       await off.close();
     }
+  });
+});
+
+describe('passportal-docs-fake mcp, used wrongly', () => {
+  it('a URL that is not one, or a port out of range: exit 2 naming the option, nothing on standard output', async () => {
+    const bad = await runCli(['mcp', '--url', 'not a url']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--url "not a url" is not an http(s) URL');
+    expect(bad.stdout).toBe('');
+    const port = await runCli(['mcp', '--port', '70000']);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('--port 70000');
   });
 });

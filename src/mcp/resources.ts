@@ -100,6 +100,34 @@ export function listResources(document: OpenApiDocument) {
   ];
 }
 
+/** Live sessions whose reports (and HARs) `resources/list` names; the templates reach any other. */
+export const LISTED_SESSIONS = 100;
+
+/**
+ * The resources of the live sessions (at most `LISTED_SESSIONS`), as the root's session list
+ * answers them to this caller; none when that call is refused (the templates still reach them).
+ */
+export async function sessionResources(document: OpenApiDocument, callAt: CallAt) {
+  let ids: string[] = [];
+  try {
+    const answer = await callAt(undefined)('GET', '/sessions');
+    if (answer.status === 200) {
+      const { sessions } = JSON.parse(answer.text) as { sessions?: Array<{ id?: unknown }> };
+      ids = (sessions ?? []).map((s) => s.id).filter((id): id is string => typeof id === 'string');
+    }
+  } catch {
+    // The fake did not answer: the static resources are listed alone.
+  }
+  return ids.slice(0, LISTED_SESSIONS).flatMap((id) =>
+    artefactsOf(document).map((a) => ({
+      uri: `${SCHEME}://sessions/${encodeURIComponent(id)}/${a.name}`,
+      name: `session ${id} ${a.name}`,
+      title: `${a.title} of session ${id}`,
+      mimeType: a.mimeType,
+    })),
+  );
+}
+
 export function listResourceTemplates(document: OpenApiDocument) {
   return artefactsOf(document).map((a) => ({
     uriTemplate: sessionTemplate(a),

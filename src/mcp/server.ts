@@ -20,6 +20,7 @@ import {
   promptText,
   readResource,
   SCHEME,
+  sessionResources,
 } from './resources.js';
 import { type CallAt, runTool, toolsOf } from './tool-calls.js';
 
@@ -83,7 +84,9 @@ export function createMcpServer(input: McpServerInput): Server {
     return result;
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: listResources(document) }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [...listResources(document), ...(await sessionResources(document, callAt))],
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: listResourceTemplates(document),
   }));

@@ -155,7 +155,9 @@ for (const [name, transportFor] of Object.entries(TRANSPORTS)) {
       await json('getState', { session: String(keyed.id) });
       for (const text of answered) for (const key of own) expect(text).not.toContain(key.secret);
 
-      // The report, as a resource and through the prompt that explains it.
+      // The report, as a resource (listed with the live sessions) and through the prompt that explains it.
+      const listed = (await client.listResources()).resources.map((r) => r.uri);
+      expect(listed).toContain(`passportal-fake://sessions/${encodeURIComponent(id)}/report.md`);
       const report = await client.readResource({
         uri: `passportal-fake://sessions/${encodeURIComponent(id)}/report.md`,
       });

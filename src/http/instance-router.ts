@@ -25,6 +25,8 @@ export const ADMIN_BODY_LIMIT = 64 * 1024 * 1024;
  * is on): reached after the admin guard, the token check and body parsing, like any admin call.
  */
 export interface McpRoute {
+  /** False until the fake listens on a port: the endpoint's tool calls go there. */
+  ready(): boolean;
   handle(req: Request, res: Response, publicUrl: string): Promise<void>;
 }
 
@@ -67,6 +69,15 @@ function mcpRoute(mcp: McpRoute | undefined): RequestHandler {
         new ApiError(
           'routeNotFound',
           `Route not found: the MCP endpoint is at the root URL (${MCP_PATH}); its tools take the session as an argument`,
+        ),
+      );
+      return;
+    }
+    if (!mcp.ready()) {
+      next(
+        new ApiError(
+          'routeNotFound',
+          `Route not found: ${MCP_PATH} is served once the fake listens on a port (its tools call the admin API there)`,
         ),
       );
       return;

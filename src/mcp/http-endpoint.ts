@@ -15,6 +15,8 @@ import { createMcpServer } from './server.js';
  */
 
 export interface McpEndpoint {
+  /** False until the fake listens: tool calls go to its port. */
+  ready(): boolean;
   /** Serves one request; `publicUrl` is the fake's URL as the caller reached it. */
   handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse, publicUrl: string): Promise<void>;
 }
@@ -22,6 +24,7 @@ export interface McpEndpoint {
 /** `selfUrl`: where this fake listens (plain HTTP), which tool calls go to; undefined until it listens. */
 export function createMcpEndpoint(spec: LoadedSpec, selfUrl: () => string | undefined): McpEndpoint {
   return {
+    ready: () => selfUrl() !== undefined,
     async handle(req, res, publicUrl) {
       const url = selfUrl();
       if (url === undefined)

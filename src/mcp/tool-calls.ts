@@ -29,6 +29,8 @@ interface Made {
   tools: AdminTool[];
   byName: Map<string, AdminTool>;
   validators: Map<string, ValidateFunction>;
+  /** Compiles the tools' schemas, made on the first call. */
+  ajv?: InstanceType<ReturnType<typeof loadAjv>['Ajv2020']>;
 }
 
 /** The tools of each spec document and their validators, made once per document (HTTP makes a server per request). */
@@ -44,17 +46,15 @@ export function toolsOf(document: OpenApiDocument): Made {
   return found;
 }
 
-let ajv: InstanceType<ReturnType<typeof loadAjv>['Ajv2020']> | undefined;
-
 function validatorOf(found: Made, tool: AdminTool): ValidateFunction {
   let validate = found.validators.get(tool.name);
   if (validate === undefined) {
-    if (ajv === undefined) {
+    if (found.ajv === undefined) {
       const { Ajv2020 } = loadAjv();
-      ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
-      loadAddFormats()(ajv);
+      found.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+      loadAddFormats()(found.ajv);
     }
-    validate = ajv.compile(tool.inputSchema);
+    validate = found.ajv.compile(tool.inputSchema);
     found.validators.set(tool.name, validate);
   }
   return validate;

@@ -7,6 +7,8 @@
  * names the violation. Arguments that break a tool's schema answer a tool error naming the field,
  * and the server goes on. No result holds a token or a secret.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -248,6 +250,7 @@ describe('the HTTP endpoint is an admin call like any other', () => {
       mcpHttp: true,
     });
     const off = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent' });
+    const idle = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent', mcpHttp: true });
     try {
       const url = await on.listen(0, '127.0.0.1');
       const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -268,9 +271,20 @@ describe('the HTTP endpoint is an admin call like any other', () => {
       const notOn = await post(`${offUrl}/__admin/mcp`);
       expect(notOn.status).toBe(404);
       expect(((await notOn.json()) as { message: string }).message).toContain('--mcp-http');
+      // The app served by another server, the fake never listening itself: its tools have nowhere to call.
+      const apart = createServer(idle.app);
+      await new Promise<void>((resolve) => apart.listen(0, '127.0.0.1', resolve));
+      const port = (apart.address() as AddressInfo).port;
+      const unready = await post(`http://127.0.0.1:${port}/__admin/mcp`);
+      apart.close();
+      expect(unready.status).toBe(404);
+      expect(((await unready.json()) as { message: string }).message).toContain(
+        'once the fake listens on a port',
+      );
     } finally {
       await on.close();
       await off.close();
+      await idle.close();
     }
   });
 });

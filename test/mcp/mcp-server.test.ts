@@ -291,12 +291,14 @@ describe('the HTTP endpoint is an admin call like any other', () => {
 
 describe('passportal-docs-fake mcp, used wrongly', () => {
   it('a URL that is not one, or a port out of range: exit 2 naming the option, nothing on standard output', async () => {
-    const bad = await runCli(['mcp', '--url', 'not a url']);
+    const [bad, port] = await Promise.all([
+      runCli(['mcp', '--url', 'not a url']),
+      runCli(['mcp', '--port', '70000']),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--url "not a url" is not an http(s) URL');
     expect(bad.stdout).toBe('');
-    const port = await runCli(['mcp', '--port', '70000']);
     expect(port.code).toBe(2);
     expect(port.stderr).toContain('--port 70000');
-  });
+  }, 60_000);
 });

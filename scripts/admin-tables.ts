@@ -6,6 +6,7 @@
  */
 import { ADMIN_TAG, listOperations, type Operation } from '../src/contract/operations.js';
 import { type OpenApiDocument, resolveRef } from '../src/contract/spec-document.js';
+import { adminTools, BODY_ARGUMENT, SESSION_ARGUMENT } from '../src/mcp/tools.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -83,6 +84,24 @@ export function adminNamesTable(document: OpenApiDocument): string {
   );
   return [
     '| call | `createAdminClient()` | `createMockServer()` | PowerShell | Python `AdminClient` |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
+
+/** The MCP server's tools (src/mcp/tools.ts makes them from the same operations): name, call, arguments, hints. */
+export function mcpToolsTable(document: OpenApiDocument): string {
+  const rows = adminTools(document).map((tool) => {
+    const { properties, required } = tool.inputSchema;
+    const args = Object.keys(properties)
+      .filter((name) => name !== SESSION_ARGUMENT)
+      .map((name) => `\`${name}${required.includes(name) ? '' : '?'}\``);
+    const { readOnlyHint, destructiveHint } = tool.annotations;
+    const hint = readOnlyHint ? 'read-only' : destructiveHint ? 'destructive' : '-';
+    return `| \`${tool.name}\` | ${call(tool.operation)} | ${args.length > 0 ? args.join(', ') : '-'} | ${hint} | ${cell(tool.title)} |`;
+  });
+  return [
+    `| tool | call | arguments (besides \`${SESSION_ARGUMENT}?\`; \`${BODY_ARGUMENT}\`: the JSON body) | hint | does |`,
     '| --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');

@@ -149,6 +149,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv[0] === 'check-live')
     return (await import('./commands/check-live.js')).checkLive(argv.slice(1), env);
   if (argv[0] === 'capture') return (await import('./commands/capture.js')).capture(argv.slice(1), env);
+  if (argv[0] === 'mcp') return (await import('./commands/mcp.js')).runMcpCommand(argv.slice(1), env);
   let options: Partial<Options>;
   try {
     options = parseCommandLine(argv, env);

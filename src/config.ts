@@ -23,6 +23,7 @@ const network = {
   adminToken: secret(text(undefined, 'bearer token protecting /__admin (health stays open)')),
   adminOrigins: text(undefined, "origins whose pages may call /__admin (comma-separated; default: only the fake's own pages)"),
   adminHosts: text(undefined, 'host names /__admin answers to besides loopback, IP literals and the machine name'),
+  mcpHttp: bool(false, 'serve the admin API as an MCP server (Streamable HTTP) at /__admin/mcp, behind the admin token and origin rules (docs/mcp.md)'),
 };
 
 const tls = {

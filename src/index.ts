@@ -177,6 +177,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const certificates = options.httpsPort === undefined ? undefined : await ServerCertificates.open(options);
   if (certificates?.ca.warning !== undefined)
     logger.warn({ tlsCa: certificates.ca.certPath }, certificates.ca.warning);
+  // The MCP endpoint (and the SDK) load only when asked for; its tool calls go to the port listened on.
+  const mcp = options.mcpHttp
+    ? (await import('./mcp/http-endpoint.js')).createMcpEndpoint(spec, () => mock.url)
+    : undefined;
   const served = createApp({
     handlers: { vendor: createVendorHandlers(spec.document), admin: createAdminHandlers(powers) },
     options,
@@ -187,6 +191,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     fixtureSource: source,
     tlsCaPem: certificates?.ca.certPem,
     memory: memory.budget,
+    mcp,
   });
   // With a state file, every acknowledged change is on disk first; without one, requests take
   // no extra step.

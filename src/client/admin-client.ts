@@ -150,10 +150,42 @@ function queryString(query: Record<string, unknown> | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
+/** An admin call's answer as it came: status, media type (without parameters) and text. */
+export interface AdminAnswer {
+  status: number;
+  mediaType: string;
+  text: string;
+}
+
+/** One admin call: `method` and the path under `/__admin` (with its query string), a JSON body. */
+export type AdminCall = (method: string, path: string, body?: unknown) => Promise<AdminAnswer>;
+
+/**
+ * The one way every client of this module reaches the admin API of the fake (or session) at
+ * `baseUrl`: the typed client's methods below, and the MCP server's tools (src/mcp), which call
+ * any admin operation of the spec by its method and path. Answers whatever status came back.
+ */
+export function createAdminCall(baseUrl: string, options: AdminClientOptions = {}): AdminCall {
+  const base = baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  return async (method, path, body) => {
+    const headers: Record<string, string> = {};
+    if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await doFetch(`${base}/__admin${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    return { status: res.status, mediaType, text: await res.text() };
+  };
+}
+
 /** A client of the admin API of the fake (or session) at `baseUrl`, e.g. `http://127.0.0.1:4010`. */
 export function createAdminClient(baseUrl: string, options: AdminClientOptions = {}): AdminClient {
   const base = baseUrl.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? fetch;
+  const send = createAdminCall(base, options);
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const text = await callText(method, path, body);
@@ -167,23 +199,15 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
 
   /** The answer's text; an error answer throws `AdminError` with its body. */
   async function callText(method: string, path: string, body?: unknown): Promise<string> {
-    const headers: Record<string, string> = {};
-    if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await doFetch(`${base}/__admin${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) {
+    const { status, text } = await send(method, path, body);
+    if (status < 200 || status > 299) {
       let parsed: unknown;
       try {
         parsed = text === '' ? undefined : JSON.parse(text);
       } catch {
         // Not the fake's answer (a proxy's error page, say): the status still tells.
       }
-      throw new AdminError(method, `/__admin${path}`, res.status, parsed as ErrorBody | undefined);
+      throw new AdminError(method, `/__admin${path}`, status, parsed as ErrorBody | undefined);
     }
     return text;
   }

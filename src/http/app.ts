@@ -22,7 +22,7 @@ import { createAdminAuthCheck } from './admin-token-check.js';
 import { createErrorHandler } from './error-handler.js';
 import { proxyRouteOf } from './forward-proxy.js';
 import { createFrontPages } from './front-pages.js';
-import { createInstanceRouter } from './instance-router.js';
+import { createInstanceRouter, type McpRoute } from './instance-router.js';
 import { chain } from './middleware-chain.js';
 import { createRequestLog } from './request-log.js';
 import { pathOf, RequestState, stateOf } from './request-state.js';
@@ -51,6 +51,8 @@ export interface AppContext {
   tlsCaPem?: string;
   /** The server's memory budget: bodies in flight are counted in it, health reports it. */
   memory?: MemoryBudget;
+  /** The MCP endpoint at `/__admin/mcp`, when `mcpHttp` is on. */
+  mcp?: McpRoute;
 }
 
 /**
@@ -310,6 +312,7 @@ export function createApp(context: AppContext): RequestListener {
     checks: new ResponseChecks(spec.document, logger),
     suggestRoute: createRouteSuggester(operations),
     memory: context.memory,
+    mcp: context.mcp,
   });
 
   // One chain for everything; a silent logger (tests, benchmarks) gets no request-log step at all.

@@ -3,6 +3,7 @@ import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/runtime-response-checks.js';
+import type { TenantRegistry } from '../harness/tenants.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminGuard } from './admin-origin-guard.js';
 import { createAdminAuth } from './admin-token-check.js';
@@ -31,6 +32,8 @@ export interface InstanceRouterOptions {
   suggestRoute: (method: string, path: string) => string | undefined;
   /** The server's memory budget: bodies being read and parsed are counted in it. */
   memory?: MemoryBudget;
+  /** The tenants whose tokens the admin API takes besides the operator's (`--tenants`). */
+  tenants?: TenantRegistry;
 }
 
 function queryLengthGuard(maxQueryLength: number): RequestHandler {
@@ -157,9 +160,10 @@ export function createInstanceRouter({
   checks,
   suggestRoute,
   memory,
+  tenants,
 }: InstanceRouterOptions): RequestHandler {
   const notFound = routeNotFound(suggestRoute);
-  const auth = createAdminAuth(options.adminToken);
+  const auth = createAdminAuth(options.adminToken, tenants);
   const browserGuard = createAdminGuard(options);
   const guard = queryLengthGuard(options.maxQueryLength);
   const admin = chain(

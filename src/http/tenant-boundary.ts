@@ -11,6 +11,10 @@ const TENANT_MAY =
 
 const forbidden = (message: string) => new ApiError('adminForbidden', `Forbidden: ${message}`);
 
+/** 403 to a tenant on a session that is not its own, saying what it may do. */
+export const notTenantsSession = (id: string, tenant: string): ApiError =>
+  forbidden(`session "${id}" is not one of tenant "${tenant}"\u2019s sessions; ${TENANT_MAY}`);
+
 /**
  * The admin API's tenant boundary (`--tenants`), the spec router's `authorize` for the admin
  * operations: a request with a tenant's token may call an operation only where the operation's
@@ -36,7 +40,7 @@ export function createTenantBoundary(
     const id = state.served().id;
     if (id !== undefined) {
       if (sessions.peek(id)?.owner === name) return undefined;
-      return forbidden(`session "${id}" is not one of tenant "${name}"\u2019s sessions; ${TENANT_MAY}`);
+      return notTenantsSession(id, name);
     }
     if (tenancy === 'tenant-creatable') return undefined;
     if (tenancy === 'own-session-or-run' && queryOf(req).run !== undefined) return undefined;

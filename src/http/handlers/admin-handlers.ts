@@ -13,6 +13,7 @@ import { reportMediaType } from '../../harness/report-formats.js';
 import type { ServerPowers, SessionOptions } from '../../harness/server-powers.js';
 import { clearRunReport } from '../../harness/run-reports.js';
 import { sessionPath } from '../../harness/sessions.js';
+import { notTenantsSession } from '../tenant-boundary.js';
 import { type ControlsOf, done, removedOrNotFound } from './admin-answers.js';
 import { createTroubleHandlers } from './trouble-handlers.js';
 
@@ -238,10 +239,7 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
       if (own !== undefined && id !== own) throw new ApiError('sessionNotFound', `no session with id "${id}"`);
       const owner = sessions.peek(id)?.owner;
       if (context.tenant !== undefined && sessions.peek(id) !== undefined && owner !== context.tenant) {
-        throw new ApiError(
-          'adminForbidden',
-          `Forbidden: session "${id}" is not one of tenant "${context.tenant}"\u2019s sessions; a tenant deletes only the sessions it created (listed by GET /__admin/sessions)`,
-        );
+        throw notTenantsSession(id, context.tenant);
       }
       if (!sessions.delete(id)) throw new ApiError('sessionNotFound', `no session with id "${id}"`);
       return done;

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TAG, listOperations, type Operation, TENANCIES } from '../../src/contract/operations.js';
 import { loadSpec } from '../../src/contract/spec-document.js';
+import { writeTenantsFile } from '../support/tenants-file.js';
 import { createTestServer, readSmallSet, type TestServer } from '../support/test-server.js';
 
 /**
@@ -22,13 +20,6 @@ const TOKEN_A = 'team-a-token-abcdef';
 const TOKEN_B = 'team-b-token-uvwxyz';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-export function writeTenantsFile(tenants: object[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fake-tenants-'));
-  const file = join(dir, 'tenants.json');
-  writeFileSync(file, JSON.stringify({ tenants }));
-  return file;
-}
 
 const ADMIN_OPERATIONS: readonly Operation[] = listOperations(loadSpec().document).filter((op) =>
   op.tags.includes(ADMIN_TAG),
@@ -238,6 +229,26 @@ describe.each(ADMIN_OPERATIONS.map((op) => [op.operationId, op] as const))('%s o
     else if (op.operationId !== 'createSession') expectAnswered(await send(op, a.prefix, a.made, TOKEN_A), op, 'team-a');
     const b = await prepared(TOKEN_B);
     if (op.operationId !== 'createSession') expectAnswered(await send(op, b.prefix, b.made, OPERATOR), op, 'operator');
+  });
+});
+
+describe('the admin origin rules hold for tenants\u2019 tokens', () => {
+  it('a page on another site, or a host the fake does not serve, gets 403 with a tenant\u2019s token too, and no session is made', async () => {
+    const before = server.mock.sessions.countOf('team-a');
+    const fromPage = await server.http
+      .post('/__admin/sessions')
+      .set('authorization', bearer(TOKEN_A))
+      .set('origin', 'https://evil.example')
+      .send({});
+    expect(fromPage.status).toBe(403);
+    expect(fromPage.body.errors).toEqual([{ location: 'header.origin', message: 'is not an allowed origin' }]);
+    const rebound = await server.http
+      .get(`${shared.a.prefix}/__admin/state`)
+      .set('authorization', bearer(TOKEN_A))
+      .set('host', 'rebound.example.com');
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.errors?.[0]?.location).toBe('header.host');
+    expect(server.mock.sessions.countOf('team-a')).toBe(before);
   });
 });
 

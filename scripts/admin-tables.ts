@@ -92,7 +92,8 @@ export function adminNamesTable(document: OpenApiDocument): string {
 const TENANCY_TEXT: Record<string, string> = {
   open: 'anyone, anywhere (no token needed)',
   operator: 'nothing: the operator\u2019s alone',
-  'own-session': 'on a session it owns (`/sessions/{id}/__admin/...`); never on the root or another\u2019s session',
+  'own-session':
+    'on a session it owns (`/sessions/{id}/__admin/...`); never on the root or another\u2019s session',
   'own-session-or-run':
     'on a session it owns, or at the root for one of its own runs (`?run=`); never the root\u2019s own, nor another\u2019s session or run',
   'tenant-creatable':
@@ -105,5 +106,7 @@ export function adminTenancyTable(document: OpenApiDocument): string {
     if (op.tenancy === undefined) throw new Error(`${op.operationId}: no x-tenant`);
     return `| ${call(op)} | \`${op.tenancy}\` | ${TENANCY_TEXT[op.tenancy]} |`;
   });
-  return ['| call | `x-tenant` | a tenant\u2019s token may call it |', '| --- | --- | --- |', ...rows].join('\n');
+  return ['| call | `x-tenant` | a tenant\u2019s token may call it |', '| --- | --- | --- |', ...rows].join(
+    '\n',
+  );
 }

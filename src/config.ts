@@ -23,7 +23,7 @@ const network = {
   adminToken: secret(text(undefined, 'bearer token protecting /__admin (health stays open)')),
   adminOrigins: text(undefined, "origins whose pages may call /__admin (comma-separated; default: only the fake's own pages)"),
   adminHosts: text(undefined, 'host names /__admin answers to besides loopback, IP literals and the machine name'),
-  tenants: readFrom('TENANTS_FILE', path('tenants file (JSON): each tenant\'s admin token (as its SHA-256) creates and administers its own sessions only, within its quotas; needs --admin-token')),
+  tenants: readFrom('TENANTS_FILE', path("tenants file (JSON): each tenant's admin token (as its SHA-256) creates and administers its own sessions only, within its quotas; needs --admin-token")),
 };
 
 const tls = {

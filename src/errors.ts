@@ -236,7 +236,7 @@ export const ERROR_KINDS = {
     code: 0,
     message: 'memory budget reached',
     meaning:
-      'the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget, its share, or the tenant\'s memoryBytes; the message names the option',
+      "the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget, its share, or the tenant's memoryBytes; the message names the option",
     violation: false,
   },
   rateLimited: {

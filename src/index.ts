@@ -190,7 +190,15 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       ),
   });
   const validators = createOperationValidators(spec.document);
-  const powers = new ServerPowers({ root, sessions, validators, operationIds, runs, memory: budget, tenants });
+  const powers = new ServerPowers({
+    root,
+    sessions,
+    validators,
+    operationIds,
+    runs,
+    memory: budget,
+    tenants,
+  });
   if (options.scenario !== undefined) applyScenarioFiles(options.scenario, root, powers.checks);
   const fixturesPath = typeof fixtures === 'string' ? fixtures : options.fixtures;
   if (options.watch && fixturesPath === undefined)

@@ -32,7 +32,13 @@ export interface RequestBodyDef {
  *   own-session-or-run  as own-session, or at the root for one of the tenant's runs (`?run=`)
  *   tenant-creatable    at the root or its own session, on the sessions it owns: create, list, delete
  */
-export const TENANCIES = ['open', 'operator', 'own-session', 'own-session-or-run', 'tenant-creatable'] as const;
+export const TENANCIES = [
+  'open',
+  'operator',
+  'own-session',
+  'own-session-or-run',
+  'tenant-creatable',
+] as const;
 export type Tenancy = (typeof TENANCIES)[number];
 
 const isTenancy = (value: unknown): value is Tenancy => (TENANCIES as readonly unknown[]).includes(value);

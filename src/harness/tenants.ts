@@ -96,10 +96,13 @@ export function parseTenants(text: string, source: string): { tenants: Tenant[];
       );
     }
     const same = names.get(name.toLowerCase());
-    if (same !== undefined) throw new ConfigError(`${at}/name: "${name}" is also the name of tenants/${same}`);
+    if (same !== undefined)
+      throw new ConfigError(`${at}/name: "${name}" is also the name of tenants/${same}`);
     names.set(name.toLowerCase(), index);
     if ((token === undefined) === (tokenSha256 === undefined)) {
-      throw new ConfigError(`${at}: give tokenSha256 (the hex SHA-256 of the tenant's token) or token, not both`);
+      throw new ConfigError(
+        `${at}: give tokenSha256 (the hex SHA-256 of the tenant's token) or token, not both`,
+      );
     }
     let digest: Buffer;
     if (tokenSha256 !== undefined) {
@@ -111,20 +114,26 @@ export function parseTenants(text: string, source: string): { tenants: Tenant[];
       digest = Buffer.from(tokenSha256, 'hex');
     } else {
       if (typeof token !== 'string' || token.trim() === '' || token !== token.trim()) {
-        throw new ConfigError(`${at}/token: must be a non-empty string without surrounding spaces (not shown: a secret)`);
+        throw new ConfigError(
+          `${at}/token: must be a non-empty string without surrounding spaces (not shown: a secret)`,
+        );
       }
       digest = sha256(token);
     }
     const hex = digest.toString('hex');
     const shared = tokens.get(hex);
     if (shared !== undefined) {
-      throw new ConfigError(`${at}: has the same token as tenants/${shared}; each tenant needs a token of its own`);
+      throw new ConfigError(
+        `${at}: has the same token as tenants/${shared}; each tenant needs a token of its own`,
+      );
     }
     tokens.set(hex, index);
     tenants.push({
       name,
       maxSessions:
-        entry.maxSessions === undefined ? undefined : wholeNumber(entry.maxSessions, 1, 100_000, `${at}/maxSessions`),
+        entry.maxSessions === undefined
+          ? undefined
+          : wholeNumber(entry.maxSessions, 1, 100_000, `${at}/maxSessions`),
       memoryBytes:
         entry.memoryBytes === undefined
           ? undefined
@@ -169,13 +178,17 @@ export class TenantRegistry {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new ConfigError(`${source}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new ConfigError(
+        `${source}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
     const { tenants, digests } = parseTenants(text, source);
     const operator = sha256(adminToken);
     const clash = digests.findIndex((d) => timingSafeEqual(d, operator));
     if (clash >= 0) {
-      throw new ConfigError(`${source}: tenants/${clash}: has the admin token; a tenant needs a token of its own`);
+      throw new ConfigError(
+        `${source}: tenants/${clash}: has the admin token; a tenant needs a token of its own`,
+      );
     }
     this.#digests = digests;
     this.#spaces = tenants.map((tenant) => {

@@ -6,8 +6,8 @@ import type { FaultKind } from '../harness/faults.js';
 import type { Instance } from '../harness/instance.js';
 import type { RequestVia } from '../harness/journal.js';
 import type { BodyMedia } from '../harness/kept-body.js';
-import type { TenantSpace } from '../harness/tenants.js';
 import type { ResponseChecks } from '../harness/runtime-response-checks.js';
+import type { TenantSpace } from '../harness/tenants.js';
 import type { Notice, NoticeSink } from '../notices.js';
 
 /** What the request recorder notes when a vendor API request arrives. */

@@ -35,7 +35,9 @@ export function createTenantBoundary(
     const name = space.tenant.name;
     const call = `${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`;
     if (tenancy === 'operator') {
-      return forbidden(`${call} is the operator\u2019s alone (ADMIN_TOKEN), not tenant "${name}"\u2019s; ${TENANT_MAY}`);
+      return forbidden(
+        `${call} is the operator\u2019s alone (ADMIN_TOKEN), not tenant "${name}"\u2019s; ${TENANT_MAY}`,
+      );
     }
     const id = state.served().id;
     if (id !== undefined) {

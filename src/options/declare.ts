@@ -87,7 +87,10 @@ export const setting = <T>(option: Declared<T>): Declared<T> & { readonly settin
 });
 
 /** Gives an option an environment variable other than the one its key makes. */
-export const readFrom = <T>(variable: string, option: Declared<T>): Declared<T> => ({ ...option, envName: variable });
+export const readFrom = <T>(variable: string, option: Declared<T>): Declared<T> => ({
+  ...option,
+  envName: variable,
+});
 
 /** Marks an option whose value is never shown. */
 export const secret = <T>(option: Declared<T>): Declared<T> => ({ ...option, secret: true });

@@ -48,7 +48,9 @@ const CALLS: Record<string, { body?: unknown; query?: Record<string, string> }> 
   getReport: {},
   clearReport: {},
   listExpectedViolations: {},
-  createExpectedViolation: { body: { method: 'patch', path: '/api/v2/documents/*', location: 'body/colour' } },
+  createExpectedViolation: {
+    body: { method: 'patch', path: '/api/v2/documents/*', location: 'body/colour' },
+  },
   clearExpectedViolations: {},
   deleteExpectedViolation: {},
   listFaults: {},
@@ -112,11 +114,13 @@ async function prepared(token: string): Promise<Prepared> {
   const made: Made = {
     sessionId,
     requestId: requests.body.requests[0].id,
-    expectationId: (await admin('post', '/__admin/expected-violations', CALLS.createExpectedViolation?.body as object))
-      .body.id,
+    expectationId: (
+      await admin('post', '/__admin/expected-violations', CALLS.createExpectedViolation?.body as object)
+    ).body.id,
     faultId: (await admin('post', '/__admin/faults', { status: 502, path: '/nothing' })).body.id,
-    rateLimitId: (await admin('post', '/__admin/rate-limits', { per: 'instance', limit: 1000, windowSeconds: 1 })).body
-      .id,
+    rateLimitId: (
+      await admin('post', '/__admin/rate-limits', { per: 'instance', limit: 1000, windowSeconds: 1 })
+    ).body.id,
   };
   return { prefix, made };
 }
@@ -141,25 +145,37 @@ async function view(prefix: string): Promise<unknown> {
   const [clock, sessions, report, health, ...rest] = await Promise.all(
     ['/__admin/clock', '/__admin/sessions', '/__admin/report', '/__admin/health', ...paths].map(read),
   );
+  const bodyOf = <T>(read: unknown[] | undefined): T => (read ?? [])[1] as T;
   return {
     ...Object.fromEntries(paths.map((path, i) => [path, rest[i]])),
-    clockOffset: (clock?.[1] as { offsetSeconds?: number }).offsetSeconds,
-    sessions: (sessions?.[1] as { sessions: Array<{ id: string }> }).sessions.map((s) => s.id).sort(),
-    report: (report?.[1] as { summary?: unknown }).summary,
-    documents: (health?.[1] as { documents?: number }).documents,
+    clockOffset: bodyOf<{ offsetSeconds?: number }>(clock).offsetSeconds,
+    sessions: bodyOf<{ sessions: Array<{ id: string }> }>(sessions)
+      .sessions.map((s) => s.id)
+      .sort(),
+    report: bodyOf<{ summary?: unknown }>(report).summary,
+    documents: bodyOf<{ documents?: number }>(health).documents,
   };
 }
 
 /** A 403 in the vendor's error shape that says what a tenant may do. */
-function expectRefused(res: { status: number; body: Record<string, unknown> }, op: Operation, who: string): void {
-  expect(res.status, `${who}: ${op.operationId} should be refused (403): ${JSON.stringify(res.body)}`).toBe(403);
+function expectRefused(
+  res: { status: number; body: Record<string, unknown> },
+  op: Operation,
+  who: string,
+): void {
+  expect(res.status, `${who}: ${op.operationId} should be refused (403): ${JSON.stringify(res.body)}`).toBe(
+    403,
+  );
   expect(res.body).toMatchObject({ success: false, status: 403 });
   expect(res.body.message).toMatch(/^Forbidden: /);
   expect(res.body.message).toContain('a tenant may create sessions (POST /__admin/sessions)');
 }
 
 function expectAnswered(res: { status: number; body: unknown }, op: Operation, who: string): void {
-  expect(res.status, `${who}: ${op.operationId} should be answered: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  expect(
+    res.status,
+    `${who}: ${op.operationId} should be answered: ${JSON.stringify(res.body)}`,
+  ).toBeLessThan(300);
 }
 
 beforeAll(async () => {
@@ -177,10 +193,14 @@ afterAll(async () => {
 
 describe('every admin operation of the spec declares what a tenant may do (x-tenant)', () => {
   it.each(ADMIN_OPERATIONS.map((op) => [op.operationId, op] as const))('%s', (id, op) => {
-    expect(op.raw['x-tenant'], `${id}: declare x-tenant (one of ${TENANCIES.join(', ')}) in spec/openapi.yaml`).toBeDefined();
-    expect(TENANCIES, `${id}: x-tenant ${String(op.raw['x-tenant'])} is not one of ${TENANCIES.join(', ')}`).toContain(
+    expect(
       op.raw['x-tenant'],
-    );
+      `${id}: declare x-tenant (one of ${TENANCIES.join(', ')}) in spec/openapi.yaml`,
+    ).toBeDefined();
+    expect(
+      TENANCIES,
+      `${id}: x-tenant ${String(op.raw['x-tenant'])} is not one of ${TENANCIES.join(', ')}`,
+    ).toContain(op.raw['x-tenant']);
     expect(CALLS[id], `${id}: add how to call it to CALLS in this file`).toBeDefined();
     // Only an operation open without any token is open to tenants.
     const open = Array.isArray(op.raw.security) && op.raw.security.length === 0;
@@ -226,9 +246,11 @@ describe.each(ADMIN_OPERATIONS.map((op) => [op.operationId, op] as const))('%s o
   it('a tenant on its own session, and the operator on a tenant\u2019s session: answered', async () => {
     const a = await prepared(TOKEN_A);
     if (op.tenancy === 'operator') expectRefused(await send(op, a.prefix, a.made, TOKEN_A), op, 'team-a');
-    else if (op.operationId !== 'createSession') expectAnswered(await send(op, a.prefix, a.made, TOKEN_A), op, 'team-a');
+    else if (op.operationId !== 'createSession')
+      expectAnswered(await send(op, a.prefix, a.made, TOKEN_A), op, 'team-a');
     const b = await prepared(TOKEN_B);
-    if (op.operationId !== 'createSession') expectAnswered(await send(op, b.prefix, b.made, OPERATOR), op, 'operator');
+    if (op.operationId !== 'createSession')
+      expectAnswered(await send(op, b.prefix, b.made, OPERATOR), op, 'operator');
   });
 });
 
@@ -241,7 +263,9 @@ describe('the admin origin rules hold for tenants\u2019 tokens', () => {
       .set('origin', 'https://evil.example')
       .send({});
     expect(fromPage.status).toBe(403);
-    expect(fromPage.body.errors).toEqual([{ location: 'header.origin', message: 'is not an allowed origin' }]);
+    expect(fromPage.body.errors).toEqual([
+      { location: 'header.origin', message: 'is not an allowed origin' },
+    ]);
     const rebound = await server.http
       .get(`${shared.a.prefix}/__admin/state`)
       .set('authorization', bearer(TOKEN_A))
@@ -258,7 +282,8 @@ describe('sessions and runs are per tenant', () => {
     const b = await prepared(TOKEN_B);
     const listed = async (token: string, prefix = '') =>
       (
-        (await server.http.get(`${prefix}/__admin/sessions`).set('authorization', bearer(token)).expect(200)).body as {
+        (await server.http.get(`${prefix}/__admin/sessions`).set('authorization', bearer(token)).expect(200))
+          .body as {
           sessions: Array<{ id: string; owner?: string }>;
         }
       ).sessions;
@@ -285,7 +310,11 @@ describe('sessions and runs are per tenant', () => {
     try {
       const create = async (token: string) =>
         (
-          await fresh.http.post('/__admin/sessions').set('authorization', bearer(token)).send({ run: '42' }).expect(201)
+          await fresh.http
+            .post('/__admin/sessions')
+            .set('authorization', bearer(token))
+            .send({ run: '42' })
+            .expect(201)
         ).body.id as string;
       const a1 = await create(TOKEN_A);
       const a2 = await create(TOKEN_A);

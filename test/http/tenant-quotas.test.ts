@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestServer, issueToken, readSmallSet, type TestServer } from '../support/test-server.js';
 import { writeTenantsFile } from '../support/tenants-file.js';
+import { createTestServer, issueToken, readSmallSet, type TestServer } from '../support/test-server.js';
 
 /**
  * Tenants' quotas (`maxSessions`, `memoryBytes` in the tenants file): a tenant at its cap gets
@@ -49,20 +49,30 @@ describe('maxSessions of a tenant', () => {
     expect(s.mock.sessions.countOf('team-a')).toBe(2);
     for (let i = 0; i < 3; i++) expect((await createSession(s, TOKEN_B)).status).toBe(201);
     expect((await createSession(s, OPERATOR)).status).toBe(201);
-    await s.http.delete(`/__admin/sessions/${first.body.id}`).set('authorization', bearer(TOKEN_A)).expect(200);
+    await s.http
+      .delete(`/__admin/sessions/${first.body.id}`)
+      .set('authorization', bearer(TOKEN_A))
+      .expect(200);
     expect((await createSession(s, TOKEN_A)).status).toBe(201);
   });
 });
 
 describe('memoryBytes of a tenant', () => {
-  const bigDocument = (i: number) => ({ templateUid: 'tpl-5001', title: `Big ${i}`, description: 'x'.repeat(200_000) });
+  const bigDocument = (i: number) => ({
+    templateUid: 'tpl-5001',
+    title: `Big ${i}`,
+    description: 'x'.repeat(200_000),
+  });
 
   /** Creates 200 KB documents in a session until one is refused; answers how many were stored and the refusal. */
   async function fill(s: TestServer, prefix: string, most: number) {
     const token = await issueToken(s.http, prefix);
     let created = 0;
     for (let i = 0; i < most; i++) {
-      const res = await s.http.post(`${prefix}/api/v2/documents`).set('x-access-token', token).send(bigDocument(i));
+      const res = await s.http
+        .post(`${prefix}/api/v2/documents`)
+        .set('x-access-token', token)
+        .send(bigDocument(i));
       if (res.status !== 200) return { created, refused: res };
       created++;
     }
@@ -101,9 +111,16 @@ describe('memoryBytes of a tenant', () => {
     const journalOf = async (token: string) => {
       const prefix = `/sessions/${(await createSession(s, token)).body.id}`;
       for (let i = 0; i < 20; i++) {
-        await s.http.post(`${prefix}/api/v2/nowhere-${i}`).set('content-type', 'application/json').send(body).expect(404);
+        await s.http
+          .post(`${prefix}/api/v2/nowhere-${i}`)
+          .set('content-type', 'application/json')
+          .send(body)
+          .expect(404);
       }
-      const res = await s.http.get(`${prefix}/__admin/requests`).set('authorization', bearer(token)).expect(200);
+      const res = await s.http
+        .get(`${prefix}/__admin/requests`)
+        .set('authorization', bearer(token))
+        .expect(200);
       return res.body as { count: number; requests: Array<{ path: string }> };
     };
     const ofA = await journalOf(TOKEN_A);
@@ -125,11 +142,17 @@ describe('memoryBytes of a tenant', () => {
     const first = set.documents?.[0] as Record<string, unknown>;
     const fixtures = {
       ...set,
-      documents: Array.from({ length: 10 }, (_, i) => ({ ...first, id: 600_000 + i, description: 'f'.repeat(20_000) })),
+      documents: Array.from({ length: 10 }, (_, i) => ({
+        ...first,
+        id: 600_000 + i,
+        description: 'f'.repeat(20_000),
+      })),
     };
     const refused = await createSession(s, TOKEN_A, { fixtures });
     expect(refused.status).toBe(429);
-    expect(refused.body.message).toMatch(/tenant "team-a" .*fixture sets loaded through the admin API.*memoryBytes \(100000 bytes\)/);
+    expect(refused.body.message).toMatch(
+      /tenant "team-a" .*fixture sets loaded through the admin API.*memoryBytes \(100000 bytes\)/,
+    );
     expect(s.mock.sessions.countOf('team-a')).toBe(0);
     expect((await createSession(s, TOKEN_B, { fixtures })).status).toBe(201);
   });

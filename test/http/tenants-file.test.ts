@@ -32,14 +32,22 @@ describe('a bad tenants file', () => {
     ['not JSON', '{', /: not valid JSON/],
     ['no list', '{"tenants": []}', /: tenants: must be a list of 1 to 10000 tenants/],
     ['a stray key', '{"tenant": []}', /: tenant: unknown key/],
-    ['a bad name', '{"tenants": [{"name": "team a", "token": "t"}]}', /: tenants\/0\/name: must be 1-64 characters/],
+    [
+      'a bad name',
+      '{"tenants": [{"name": "team a", "token": "t"}]}',
+      /: tenants\/0\/name: must be 1-64 characters/,
+    ],
     ['no token', '{"tenants": [{"name": "a"}]}', /: tenants\/0: give tokenSha256 .* or token, not both/],
     [
       'both tokens',
       `{"tenants": [{"name": "a", "token": "SECRET-T", "tokenSha256": "${'0'.repeat(64)}"}]}`,
       /: tenants\/0: give tokenSha256/,
     ],
-    ['a short digest', '{"tenants": [{"name": "a", "tokenSha256": "abc"}]}', /: tenants\/0\/tokenSha256: must be 64 hex digits/],
+    [
+      'a short digest',
+      '{"tenants": [{"name": "a", "tokenSha256": "abc"}]}',
+      /: tenants\/0\/tokenSha256: must be 64 hex digits/,
+    ],
     [
       'a shared token',
       '{"tenants": [{"name": "a", "token": "SECRET-T"}, {"name": "b", "token": "SECRET-T"}]}',
@@ -79,7 +87,9 @@ describe('a bad tenants file', () => {
 
   it('without an admin token: refused, since the admin API would be open to everyone', async () => {
     const file = writeTenantsFile([{ name: 'a', token: 'SECRET-T' }]);
-    await expect(startWith(file, undefined)).rejects.toThrow(/tenants need the operator's token too: set adminToken/);
+    await expect(startWith(file, undefined)).rejects.toThrow(
+      /tenants need the operator's token too: set adminToken/,
+    );
   });
 
   it('on the command line: exit 2 naming the file and the key; a missing file named too', async () => {
@@ -87,7 +97,10 @@ describe('a bad tenants file', () => {
     const result = await runCli(['--tenants', bad, '--port', '0'], { ADMIN_TOKEN: OPERATOR });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`tenants file ${bad}: tenants/0/tokenSha256: must be 64 hex digits`);
-    const missing = await runCli(['--port', '0'], { ADMIN_TOKEN: OPERATOR, TENANTS_FILE: '/nowhere/tenants.json' });
+    const missing = await runCli(['--port', '0'], {
+      ADMIN_TOKEN: OPERATOR,
+      TENANTS_FILE: '/nowhere/tenants.json',
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('tenants file /nowhere/tenants.json: cannot be read (ENOENT)');
   }, 60_000);
@@ -123,7 +136,9 @@ describe('a good tenants file', () => {
       const root = await fetch(`${url}/__admin/state`, { headers: auth });
       expect(root.status).toBe(403);
       answers.push(await root.text());
-      const wrong = await fetch(`${url}/__admin/sessions`, { headers: { authorization: `Bearer ${token}x` } });
+      const wrong = await fetch(`${url}/__admin/sessions`, {
+        headers: { authorization: `Bearer ${token}x` },
+      });
       expect(wrong.status).toBe(401);
       answers.push(await wrong.text());
       answers.push(await (await fetch(`${url}/__admin/sessions`, { headers: auth })).text());

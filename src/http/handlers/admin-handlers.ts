@@ -10,8 +10,8 @@ import { reportFor } from '../../harness/instance-controls.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
 import type { ReportFormat } from '../../harness/report.js';
 import { reportMediaType } from '../../harness/report-formats.js';
-import type { ServerPowers, SessionOptions } from '../../harness/server-powers.js';
 import { clearRunReport } from '../../harness/run-reports.js';
+import type { ServerPowers, SessionOptions } from '../../harness/server-powers.js';
 import { sessionPath } from '../../harness/sessions.js';
 import { notTenantsSession } from '../tenant-boundary.js';
 import { type ControlsOf, done, removedOrNotFound } from './admin-answers.js';
@@ -41,7 +41,8 @@ function originOf(context: OperationContext<Instance>): string {
  * or another tenant's of the same label. Undefined for the operator, and from a session.
  */
 function tenantRuns(powers: ServerPowers, context: OperationContext<Instance>, run: string | undefined) {
-  if (run === undefined || context.tenant === undefined || context.instance.id !== undefined) return undefined;
+  if (run === undefined || context.tenant === undefined || context.instance.id !== undefined)
+    return undefined;
   return powers.tenants?.get(context.tenant)?.runs;
 }
 
@@ -216,7 +217,9 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
         body: {
           sessions: sessions
             .list()
-            .filter((s) => (own === undefined || s.id === own) && (tenant === undefined || s.owner === tenant))
+            .filter(
+              (s) => (own === undefined || s.id === own) && (tenant === undefined || s.owner === tenant),
+            )
             .map((s) => ({
               id: s.id,
               baseUrl: `${origin}${sessionPath(s.id)}`,
@@ -236,7 +239,8 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
       const id = String(context.request.params.sessionId);
       const own = context.instance.id;
       // From a session URL, another session does not exist.
-      if (own !== undefined && id !== own) throw new ApiError('sessionNotFound', `no session with id "${id}"`);
+      if (own !== undefined && id !== own)
+        throw new ApiError('sessionNotFound', `no session with id "${id}"`);
       const owner = sessions.peek(id)?.owner;
       if (context.tenant !== undefined && sessions.peek(id) !== undefined && owner !== context.tenant) {
         throw notTenantsSession(id, context.tenant);

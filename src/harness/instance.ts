@@ -2,7 +2,7 @@ import type { Options, Settings } from '../config.js';
 import { RecentJsonTexts } from '../contract/json-text.js';
 import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
-import { jsonBytes, type MemoryAccount, type MemoryBudget } from '../memory-budget.js';
+import { jsonBytes, type MemoryAccount, type MemoryBudget, TenantQuota } from '../memory-budget.js';
 import { Coverage } from './coverage.js';
 import { ExpectedViolations } from './expected-violations.js';
 import { FaultList } from './faults.js';
@@ -98,6 +98,12 @@ export class Instance {
       else budget.release('fixtures', -delta);
     }
     this.#fixturesBytes = bytes;
+  }
+
+  /** The quota of the tenant that owns this session (`--tenants`); undefined for the root and the operator's sessions. */
+  get quota(): TenantQuota | undefined {
+    const budget = this.#memory?.budget;
+    return budget instanceof TenantQuota ? budget : undefined;
   }
 
   get fixturesBytes(): number {

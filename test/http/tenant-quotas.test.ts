@@ -93,10 +93,21 @@ describe('memoryBytes of a tenant', () => {
     expect(ofA.refused?.body.message).toMatch(
       /^memory budget reached: tenant quota: the sessions of tenant "team-a" would hold \d+ bytes \(stored documents included\), over its memoryBytes \(700000 bytes\) in the tenants file; /,
     );
+    // Each of its sessions' health says what the tenant holds of its quota (open, as health is).
+    const health = (await s.http.get(`${a}/__admin/health`).expect(200)).body;
+    expect(health.quota).toMatchObject({ tenant: 'team-a', limit: 700_000 });
+    expect(health.quota.used).toBeGreaterThan(ofA.created * 200_000);
+    expect(health.quota.used).toBeLessThanOrEqual(700_000);
     // The other tenant, with the same writes, is not held to team-a's quota.
     const ofB = await fill(s, b, ofA.created + 2);
     expect(ofB.refused).toBeUndefined();
     expect(ofB.created).toBe(ofA.created + 2);
+    expect((await s.http.get(`${b}/__admin/health`)).body.quota).toMatchObject({
+      tenant: 'team-b',
+      limit: 2_000_000,
+    });
+    const operators = (await createSession(s, OPERATOR)).body.id as string;
+    expect((await s.http.get(`/sessions/${operators}/__admin/health`)).body.quota).toBeUndefined();
     // team-a's own quota frees when it resets its session.
     await s.http.post(`${a}/__admin/reset`).set('authorization', bearer(TOKEN_A)).expect(200);
     expect((await fill(s, a, 1)).created).toBe(1);

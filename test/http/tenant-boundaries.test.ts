@@ -327,8 +327,32 @@ describe('sessions and runs are per tenant', () => {
       expect(ofA.status).toBe(200);
       expect(sessionsOf(ofA)).toEqual([a1, a2].sort());
       expect(sessionsOf(await report(TOKEN_B))).toEqual([b1]);
-      // The operator's run 42 is neither: no operator session was labelled 42.
+      // The operator's run 42 is neither: no operator session was labelled 42; the operator
+      // names the tenant to read its run, a tenant may not name another.
       expect((await report(OPERATOR)).status).toBe(404);
+      const asOperator = await fresh.http
+        .get('/__admin/report')
+        .query({ run: '42', tenant: 'team-a' })
+        .set('authorization', bearer(OPERATOR));
+      expect(sessionsOf(asOperator)).toEqual([a1, a2].sort());
+      const prying = await fresh.http
+        .get('/__admin/report')
+        .query({ run: '42', tenant: 'team-a' })
+        .set('authorization', bearer(TOKEN_B));
+      expect(prying.status).toBe(403);
+      expect(prying.body.message).toContain('tenant "team-b" reads and clears its own runs only');
+      const alone = await fresh.http
+        .get('/__admin/report')
+        .query({ tenant: 'team-a' })
+        .set('authorization', bearer(OPERATOR));
+      expect(alone.status).toBe(400);
+      expect(alone.body.errors).toEqual([{ location: 'query.tenant', message: 'needs run' }]);
+      const unknown = await fresh.http
+        .get('/__admin/report')
+        .query({ run: '42', tenant: 'team-z' })
+        .set('authorization', bearer(OPERATOR));
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.message).toBe('no tenant named "team-z" (tenants: "team-a", "team-b")');
       await fresh.http
         .delete('/__admin/report')
         .query({ run: '42' })

@@ -10,7 +10,7 @@ import { reportFor } from '../../harness/instance-controls.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
 import type { ReportFormat } from '../../harness/report.js';
 import { reportMediaType } from '../../harness/report-formats.js';
-import { clearRunReport } from '../../harness/run-reports.js';
+import { clearRunReport, type RunReports } from '../../harness/run-reports.js';
 import type { ServerPowers, SessionOptions } from '../../harness/server-powers.js';
 import { sessionPath } from '../../harness/sessions.js';
 import { notTenantsSession } from '../tenant-boundary.js';
@@ -37,13 +37,37 @@ function originOf(context: OperationContext<Instance>): string {
 }
 
 /**
- * A tenant's run at the root (`?run=` with a tenant's token): its own runs, never the operator's
- * or another tenant's of the same label. Undefined for the operator, and from a session.
+ * The runs a report at the root with `run` reads: a tenant's token its own (never the
+ * operator's or another tenant's of the same label); the operator's token the operator's, or a
+ * tenant's named by `tenant`. Undefined for the server's own runs.
  */
-function tenantRuns(powers: ServerPowers, context: OperationContext<Instance>, run: string | undefined) {
-  if (run === undefined || context.tenant === undefined || context.instance.id !== undefined)
-    return undefined;
-  return powers.tenants?.get(context.tenant)?.runs;
+function runsAsked(powers: ServerPowers, context: OperationContext<Instance>): RunReports | undefined {
+  const { run, tenant: named } = context.request.query as { run?: string; tenant?: string };
+  if (named !== undefined && run === undefined) {
+    throw new ApiError('invalidParameter', 'tenant names whose run to report: give run too', [
+      { location: 'query.tenant', message: 'needs run' },
+    ]);
+  }
+  if (run === undefined || context.instance.id !== undefined) return undefined;
+  const caller = context.tenant;
+  if (caller !== undefined && named !== undefined && named !== caller) {
+    throw new ApiError(
+      'adminForbidden',
+      `Forbidden: tenant "${caller}" reads and clears its own runs only (leave tenant out, or give tenant=${caller})`,
+    );
+  }
+  const name = named ?? caller;
+  if (name === undefined) return undefined;
+  const space = powers.tenants?.get(name);
+  if (space === undefined) {
+    const known = powers.tenants?.list().map((t) => JSON.stringify(t.tenant.name)) ?? [];
+    throw new ApiError(
+      'invalidParameter',
+      `no tenant named "${name}" (tenants: ${known.join(', ') || 'none'})`,
+      [{ location: 'query.tenant', message: 'is not a tenant of the tenants file' }],
+    );
+  }
+  return space.runs;
 }
 
 export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminOperationId, Instance> {
@@ -109,7 +133,7 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
     getReport: async (context) => {
       const format = (context.request.query.format as ReportFormat | undefined) ?? 'json';
       const run = context.request.query.run as string | undefined;
-      const runs = tenantRuns(powers, context, run);
+      const runs = runsAsked(powers, context);
       const checks = runs === undefined ? powers.checks : { ...powers.checks, runs };
       const report = await reportFor(context.instance, checks, { run, format });
       if (typeof report !== 'string') return { status: 200, body: report };
@@ -119,7 +143,7 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
 
     clearReport: (context) => {
       const run = context.request.query.run as string | undefined;
-      const runs = tenantRuns(powers, context, run);
+      const runs = runsAsked(powers, context);
       if (runs !== undefined && run !== undefined) clearRunReport(runs, run);
       else controls(context).clearReport(run === undefined ? undefined : { run });
       return done;

@@ -249,10 +249,13 @@ const QUOTA_REMEDY: Readonly<Partial<Record<BudgetKind, string>>> = {
 /**
  * One tenant's share of the server's budget (`memoryBytes` in the tenants file): the sessions it
  * owns count here and in the server's budget at once. Documents, journals, fixture sets,
- * findings and tokens of all its sessions together stay within `bytes`; a write past it is
- * refused (429 `memoryBudget`, naming the tenant and `memoryBytes`) as the server's budget refuses
- * it, and its journals and findings drop their oldest entries (through their pools) as the
- * server's do. The server's own limits still apply first; another tenant's quota is untouched.
+ * findings and tokens of all its sessions together stay within `bytes`, and each kind within its
+ * share of it (`BUDGET_SHARES`, as the server's kinds within `memoryBudget`), so journals and
+ * findings, which make room by dropping their oldest entries, never take the room a write needs.
+ * A write past it is refused (429 `memoryBudget`, naming the tenant and `memoryBytes`) as the
+ * server's budget refuses it, and its journals and findings drop their oldest entries (through
+ * their pools) as the server's do. The server's own limits still apply first; another tenant's
+ * quota is untouched.
  */
 export class TenantQuota implements MemoryAccount {
   readonly server: MemoryBudget;
@@ -260,6 +263,7 @@ export class TenantQuota implements MemoryAccount {
   /** Most bytes its sessions may hold together (`Infinity`: only the server's budget bounds them). */
   readonly bytes: number;
   #held = 0;
+  readonly #kinds = new Map<BudgetKind, number>();
 
   constructor(server: MemoryBudget, tenant: string, bytes: number | undefined) {
     this.server = server;
@@ -272,6 +276,15 @@ export class TenantQuota implements MemoryAccount {
     return this.#held;
   }
 
+  /** The most bytes of `kind` its sessions may hold: its share of the quota. */
+  #share(kind: BudgetKind): number {
+    return Math.floor(this.bytes * BUDGET_SHARES[kind]);
+  }
+
+  #of(kind: BudgetKind): number {
+    return this.#kinds.get(kind) ?? 0;
+  }
+
   limit(kind: BudgetKind): number {
     return this.server.limit(kind);
   }
@@ -282,7 +295,8 @@ export class TenantQuota implements MemoryAccount {
 
   fits(kind: BudgetKind, bytes: number): boolean {
     if (!this.server.fits(kind, bytes)) return false;
-    return bytes <= 0 || !QUOTA_KINDS.has(kind) || this.#held + bytes <= this.bytes;
+    if (bytes <= 0 || !QUOTA_KINDS.has(kind)) return true;
+    return this.#of(kind) + bytes <= this.#share(kind) && this.#held + bytes <= this.bytes;
   }
 
   reserve(kind: BudgetKind, bytes: number): void {
@@ -292,26 +306,38 @@ export class TenantQuota implements MemoryAccount {
 
   add(kind: BudgetKind, bytes: number): void {
     this.server.add(kind, bytes);
-    if (QUOTA_KINDS.has(kind)) this.#held += bytes;
+    if (!QUOTA_KINDS.has(kind)) return;
+    this.#held += bytes;
+    this.#kinds.set(kind, this.#of(kind) + bytes);
   }
 
   release(kind: BudgetKind, bytes: number): void {
     this.add(kind, -bytes);
   }
 
-  /** Bytes over the tenant's quota (the server's own excess is its pools' to trim). */
+  /** Bytes of `kind` over its share of the quota, or over the quota (the server's own excess is its pools' to trim). */
   excess(kind: BudgetKind): number {
-    return QUOTA_KINDS.has(kind) ? Math.max(0, this.#held - this.bytes) : 0;
+    if (!QUOTA_KINDS.has(kind)) return 0;
+    return Math.max(0, this.#of(kind) - this.#share(kind), this.#held - this.bytes);
   }
 
   /** The tenant's quota named when it is what is full; the server's refusal otherwise. */
   refusal(kind: BudgetKind, bytes: number): ApiError {
-    if (!QUOTA_KINDS.has(kind) || this.#held + bytes <= this.bytes) return this.server.refusal(kind, bytes);
+    if (!QUOTA_KINDS.has(kind) || this.server.fits(kind, bytes) === false)
+      return this.server.refusal(kind, bytes);
+    const remedy = `${QUOTA_REMEDY[kind]}, or raise its memoryBytes`;
+    if (this.#of(kind) + bytes > this.#share(kind)) {
+      return new ApiError(
+        'memoryBudget',
+        `memory budget reached: tenant quota: ${WHAT[kind]} of tenant "${this.tenant}"\u2019s sessions would hold ` +
+          `${this.#of(kind) + bytes} bytes, over their share of its memoryBytes (${this.#share(kind)} of ${this.bytes} bytes) ` +
+          `in the tenants file; ${remedy}`,
+      );
+    }
     return new ApiError(
       'memoryBudget',
       `memory budget reached: tenant quota: the sessions of tenant "${this.tenant}" would hold ${this.#held + bytes} bytes ` +
-        `(${WHAT[kind]} included), over its memoryBytes (${this.bytes} bytes) in the tenants file; ` +
-        `${QUOTA_REMEDY[kind]}, or raise its memoryBytes`,
+        `(${WHAT[kind]} included), over its memoryBytes (${this.bytes} bytes) in the tenants file; ${remedy}`,
     );
   }
 }

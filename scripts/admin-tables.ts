@@ -106,3 +106,26 @@ export function mcpToolsTable(document: OpenApiDocument): string {
     ...rows,
   ].join('\n');
 }
+
+/** What a tenant's token may do with each kind of admin call (`x-tenant`). */
+const TENANCY_TEXT: Record<string, string> = {
+  open: 'anyone, anywhere (no token needed)',
+  operator: 'nothing: the operator\u2019s alone',
+  'own-session':
+    'on a session it owns (`/sessions/{id}/__admin/...`); never on the root or another\u2019s session',
+  'own-session-or-run':
+    'on a session it owns, or at the root for one of its own runs (`?run=`); never the root\u2019s own, nor another\u2019s session or run',
+  'tenant-creatable':
+    'at the root or its own session, on its own sessions: creates them (it owns them), lists and deletes only those',
+};
+
+/** Every admin call with what a tenant's token may do with it (the operator's may do everything). */
+export function adminTenancyTable(document: OpenApiDocument): string {
+  const rows = adminOperations(document).map((op) => {
+    if (op.tenancy === undefined) throw new Error(`${op.operationId}: no x-tenant`);
+    return `| ${call(op)} | \`${op.tenancy}\` | ${TENANCY_TEXT[op.tenancy]} |`;
+  });
+  return ['| call | `x-tenant` | a tenant\u2019s token may call it |', '| --- | --- | --- |', ...rows].join(
+    '\n',
+  );
+}

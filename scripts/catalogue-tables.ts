@@ -18,7 +18,7 @@ import {
   ERRORS_NOT_MET,
 } from '../src/harness/behaviours.js';
 import { NOTICE_KINDS, type NoticeKind } from '../src/notices.js';
-import { adminCallsTable, adminNamesTable, mcpToolsTable } from './admin-tables.js';
+import { adminCallsTable, adminNamesTable, adminTenancyTable, mcpToolsTable } from './admin-tables.js';
 import { optionsTable } from './options-table.js';
 import { scenariosTable } from './scenarios-table.js';
 
@@ -81,6 +81,7 @@ export const TABLES: ReadonlyArray<{ page: string; name: string; make: () => str
   { page: 'docs/admin-api.md', name: 'admin-calls', make: () => adminCallsTable(spec()) },
   { page: 'docs/admin-api.md', name: 'admin-names', make: () => adminNamesTable(spec()) },
   { page: 'docs/mcp.md', name: 'mcp-tools', make: () => mcpToolsTable(spec()) },
+  { page: 'docs/security.md', name: 'admin-tenancy', make: () => adminTenancyTable(spec()) },
   // The image's defaults: what a person running the container sees.
   { page: 'docs/options.md', name: 'options', make: () => optionsTable(true) },
   { page: 'docs/trouble.md', name: 'scenarios', make: scenariosTable },

@@ -123,7 +123,7 @@ export const ERROR_KINDS = {
     code: 0,
     message: 'Forbidden',
     meaning:
-      'an admin call from a web page not allowed, for a host the fake does not serve, or on another session',
+      'an admin call from a web page not allowed, for a host the fake does not serve, on another session, or by a tenant beyond its own sessions (the message says what it may do)',
     violation: false,
   },
   proxyHostRefused: {
@@ -236,7 +236,7 @@ export const ERROR_KINDS = {
     code: 0,
     message: 'memory budget reached',
     meaning:
-      'the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget or its share; the message names the option',
+      "the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget, its share, or the tenant's memoryBytes; the message names the option",
     violation: false,
   },
   rateLimited: {
@@ -251,7 +251,7 @@ export const ERROR_KINDS = {
     status: 429,
     code: 0,
     message: 'too many sessions',
-    meaning: 'session cap reached',
+    meaning: 'session cap reached: maxSessions of the server, or of the tenant (the message names which)',
     violation: false,
   },
   headersTooLarge: {

@@ -23,6 +23,7 @@ import { RunReports } from './harness/run-reports.js';
 import { applyScenarioFiles } from './harness/scenario-files.js';
 import { ServerPowers, type SessionOptions } from './harness/server-powers.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
+import { TenantRegistry } from './harness/tenants.js';
 import { createApp } from './http/app.js';
 import { createAdminHandlers } from './http/handlers/admin-handlers.js';
 import { createVendorHandlers } from './http/handlers/vendor-handlers.js';
@@ -153,20 +154,51 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const { dataset, source } = await loadFixtureInput(fixtures ?? options.fixtures, generation, 'inline');
   const settings = pickSettings(options);
   // One budget for everything clients make this server hold, root and sessions alike.
-  const memory = serverMemory(new MemoryBudget(options));
+  const budget = new MemoryBudget(options);
+  const memory = serverMemory(budget);
   const root = createInstance(undefined, dataset, options, settings, memory);
   const operationIds = clientOperationIds(spec.document);
+  const findingsLimit = options.journalLimit;
   // Sessions labelled with a run leave their reports to it when they end (within the budget).
-  const runs = new RunReports({ operationIds, findingsLimit: options.journalLimit, budget: memory.budget });
+  const runs = new RunReports({ operationIds, findingsLimit, budget });
+  // Tenants: each with its own runs and its quota within the budget (read before anything listens).
+  const tenants =
+    options.tenants === undefined
+      ? undefined
+      : new TenantRegistry({
+          file: options.tenants,
+          adminToken: options.adminToken,
+          budget,
+          memory,
+          operationIds,
+          findingsLimit,
+        });
   const sessions = new SessionRegistry({
     runs,
+    runsOf: (owner) => tenants?.get(owner)?.runs,
     maxSessions: options.maxSessions,
     idleSeconds: options.sessionIdleSeconds,
-    // Sessions start from the configured settings, whatever the root's were changed to since.
-    createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings, memory),
+    // Sessions start from the configured settings, whatever the root's were changed to since; a
+    // tenant's count in its quota.
+    createInstance: (id, sessionData, owner) =>
+      createInstance(
+        id,
+        sessionData,
+        options,
+        settings,
+        (owner === undefined ? undefined : tenants?.get(owner)?.memory) ?? memory,
+      ),
   });
   const validators = createOperationValidators(spec.document);
-  const powers = new ServerPowers({ root, sessions, validators, operationIds, runs, memory: memory.budget });
+  const powers = new ServerPowers({
+    root,
+    sessions,
+    validators,
+    operationIds,
+    runs,
+    memory: budget,
+    tenants,
+  });
   if (options.scenario !== undefined) applyScenarioFiles(options.scenario, root, powers.checks);
   const fixturesPath = typeof fixtures === 'string' ? fixtures : options.fixtures;
   if (options.watch && fixturesPath === undefined)
@@ -190,7 +222,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     validators,
     fixtureSource: source,
     tlsCaPem: certificates?.ca.certPem,
-    memory: memory.budget,
+    memory: budget,
     mcp,
   });
   // With a state file, every acknowledged change is on disk first; without one, requests take
@@ -219,7 +251,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     app,
     options,
     root,
-    memory: memory.budget,
+    memory: budget,
     sessions,
     logger,
     fixtureSource: source,

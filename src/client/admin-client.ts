@@ -55,6 +55,8 @@ export interface SessionInfo {
   ownKeyIds?: string[];
   /** The run label it was created with. */
   run?: string;
+  /** The tenant that created and owns it (`--tenants`); absent for the operator's sessions. */
+  owner?: string;
 }
 
 /** The journal's filters and page (`GET /__admin/requests`). */
@@ -98,11 +100,14 @@ export interface AdminClient {
    */
   report(): Promise<Report>;
   report(format: Exclude<ReportFormat, 'json'>): Promise<string>;
-  /** The report of a run's sessions together, deleted ones included (at the root URL). */
-  report(query: { run: string; format?: 'json' }): Promise<Report>;
-  report(query: { run: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
-  /** Forgets what the report holds (`DELETE /__admin/report`); with `run`, that run's report. */
-  clearReport(query?: { run: string }): Promise<void>;
+  /**
+   * The report of a run's sessions together, deleted ones included (at the root URL). With
+   * `--tenants`, `tenant` names whose run it is (the operator's token; a tenant's reads its own).
+   */
+  report(query: { run: string; tenant?: string; format?: 'json' }): Promise<Report>;
+  report(query: { run: string; tenant?: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
+  /** Forgets what the report holds (`DELETE /__admin/report`); with `run` (and `tenant`), that run's report. */
+  clearReport(query?: { run: string; tenant?: string }): Promise<void>;
   /** Adds a fault; answers its id. */
   addFault(fault: FaultInput): Promise<string>;
   faults(): Promise<FaultView[]>;
@@ -238,9 +243,10 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     clearExpectedViolations: async () => void (await call('DELETE', '/expected-violations')),
     removeExpectedViolation: async (id) =>
       void (await call('DELETE', `/expected-violations/${encodeURIComponent(id)}`)),
-    report: ((query?: ReportFormat | { run: string; format?: ReportFormat }) => {
-      const { format, run } = typeof query === 'object' ? query : { format: query, run: undefined };
-      const search = queryString({ run, format: format === 'json' ? undefined : format });
+    report: ((query?: ReportFormat | { run: string; tenant?: string; format?: ReportFormat }) => {
+      const { format, run, tenant } =
+        typeof query === 'object' ? query : { format: query, run: undefined, tenant: undefined };
+      const search = queryString({ run, tenant, format: format === 'json' ? undefined : format });
       return format === undefined || format === 'json'
         ? call<Report>('GET', `/report${search}`)
         : callText('GET', `/report${search}`);

@@ -29,6 +29,11 @@ export interface Health {
   documents: number;
   /** The process's memory budget, use per kind (the root's health only). */
   memory?: MemoryReport;
+  /**
+   * A tenant's session only: the bytes all its sessions hold together and its `memoryBytes`
+   * (null when it has none).
+   */
+  quota?: { tenant: string; used: number; limit: number | null };
 }
 
 /** What the clock calls answer (`GET`/`POST /__admin/clock`). */
@@ -46,7 +51,15 @@ export function healthOf(instance: Instance, memory?: MemoryBudget): Health {
     documents: instance.fake.documentCount(),
     // The whole process's, from the root only: a session sees nothing of the others.
     ...(instance.id === undefined && memory ? { memory: memory.report() } : {}),
+    ...quotaOf(instance),
   };
+}
+
+function quotaOf(instance: Instance): Pick<Health, 'quota'> {
+  const quota = instance.quota;
+  if (quota === undefined) return {};
+  const limit = Number.isFinite(quota.bytes) ? quota.bytes : null;
+  return { quota: { tenant: quota.tenant, used: quota.held, limit } };
 }
 
 export function clockOf(instance: Instance): Clock {

@@ -2,7 +2,7 @@ import type { Options, Settings } from '../config.js';
 import { RecentJsonTexts } from '../contract/json-text.js';
 import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
-import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import { jsonBytes, type MemoryAccount, type MemoryBudget, TenantQuota } from '../memory-budget.js';
 import { Coverage } from './coverage.js';
 import { ExpectedViolations } from './expected-violations.js';
 import { FaultList } from './faults.js';
@@ -13,15 +13,27 @@ import { RateLimitList } from './rate-limits.js';
 import { ScenarioList } from './scenarios.js';
 import { VerdictTally } from './verdict-tally.js';
 
-/** What the instances of one server share: its memory budget, the pools of their journals and reports' findings. */
+/**
+ * What the instances of one server share: its memory budget, the pools of their journals and
+ * reports' findings; or, for a tenant's sessions, its quota within them (`quotaMemory`).
+ */
 export interface ServerMemory {
-  budget: MemoryBudget;
+  budget: MemoryAccount;
   journals: JournalPool;
   findings: FindingsPool;
 }
 
 export function serverMemory(budget: MemoryBudget): ServerMemory {
   return { budget, journals: new JournalPool(budget), findings: new FindingsPool(budget) };
+}
+
+/** The memory of a tenant's sessions: counted in its quota and the server's budget at once, trimmed in both. */
+export function quotaMemory(server: ServerMemory, quota: MemoryAccount): ServerMemory {
+  return {
+    budget: quota,
+    journals: new JournalPool(quota, server.journals),
+    findings: new FindingsPool(quota, server.findings),
+  };
 }
 
 /**
@@ -86,6 +98,12 @@ export class Instance {
       else budget.release('fixtures', -delta);
     }
     this.#fixturesBytes = bytes;
+  }
+
+  /** The quota of the tenant that owns this session (`--tenants`); undefined for the root and the operator's sessions. */
+  get quota(): TenantQuota | undefined {
+    const budget = this.#memory?.budget;
+    return budget instanceof TenantQuota ? budget : undefined;
   }
 
   get fixturesBytes(): number {

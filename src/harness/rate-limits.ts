@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { MemoryBudget } from '../memory-budget.js';
+import type { MemoryAccount } from '../memory-budget.js';
 import { pathMatcher } from './path-pattern.js';
 
 /**
@@ -86,10 +86,10 @@ export interface RateVerdict {
 
 export class RateLimitList {
   #limits: RateLimit[] = [];
-  readonly #budget: MemoryBudget | undefined;
+  readonly #budget: MemoryAccount | undefined;
   #bytes = 0;
 
-  constructor(budget?: MemoryBudget) {
+  constructor(budget?: MemoryAccount) {
     this.#budget = budget;
   }
 

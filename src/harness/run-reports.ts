@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import { jsonBytes, type MemoryAccount } from '../memory-budget.js';
 import type { FindingRecord } from './coverage.js';
 import type { UnmetExpectation } from './expected-violations.js';
 import type { Instance } from './instance.js';
@@ -52,7 +52,7 @@ export interface RunReportsOptions {
   operationIds: readonly string[];
   /** Most findings each list of a run's record keeps (the journal's entry limit). */
   findingsLimit: number;
-  budget?: MemoryBudget;
+  budget?: MemoryAccount;
 }
 
 export class RunReports {

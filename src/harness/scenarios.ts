@@ -3,7 +3,7 @@ import type { BehaviourMark } from '../behaviour-marks.js';
 import type { DocumentEdit, Fake } from '../domain/fake.js';
 import type { DetailObject, Document } from '../domain/types.js';
 import { ApiError } from '../errors.js';
-import type { MemoryBudget } from '../memory-budget.js';
+import type { MemoryAccount } from '../memory-budget.js';
 import type { FaultList } from './faults.js';
 import type { RateLimitList } from './rate-limits.js';
 import { parametersOf, SCENARIOS, type ScenarioDefinition, scenarioOf } from './scenario-catalogue.js';
@@ -82,7 +82,7 @@ const CHANGED = ' (changed by another user)';
 class Remembered {
   readonly #map = new Map<string, number>();
   #bytes = 0;
-  constructor(private readonly budget: MemoryBudget | undefined) {}
+  constructor(private readonly budget: MemoryAccount | undefined) {}
 
   get(name: string): number | undefined {
     return this.#map.get(name);
@@ -126,7 +126,7 @@ export class ScenarioList {
 
   constructor(
     private readonly target: ScenarioTarget,
-    private readonly budget?: MemoryBudget,
+    private readonly budget?: MemoryAccount,
   ) {}
 
   /** Whether any scenario is applied (the hooks do nothing otherwise). */

@@ -31,6 +31,8 @@ export interface Session {
   lastUsedAt: number;
   /** The run it belongs to (`RunReports`), if labelled. */
   run: string | undefined;
+  /** The name of the tenant that created and owns it; undefined for the operator's. */
+  owner: string | undefined;
 }
 
 /** How a session was created. */
@@ -46,17 +48,27 @@ export interface SessionCreation {
   ownKeys?: boolean;
   /** A run label: the session's report is kept for its run's report, after it ends too. */
   run?: string;
+  /** The tenant creating it, which owns it, with its own cap on sessions (`maxSessions`). */
+  owner?: SessionOwner;
+}
+
+/** A tenant as the registry sees it: its name and its cap. */
+export interface SessionOwner {
+  name: string;
+  maxSessions: number | undefined;
 }
 
 export interface SessionRegistryOptions {
   maxSessions: number;
   idleSeconds: number;
-  /** Builds the instance of a new session. */
-  createInstance: (id: string, dataset: Dataset) => Instance;
+  /** Builds the instance of a new session (`owner`: the tenant's name, whose memory quota it counts in). */
+  createInstance: (id: string, dataset: Dataset, owner: string | undefined) => Instance;
   /** Real time in milliseconds (tests may pass another). */
   now?: () => number;
-  /** Where sessions labelled with a run leave their reports. */
+  /** Where sessions labelled with a run leave their reports: the operator's runs. */
   runs?: RunReports;
+  /** A tenant's own runs (its run labels are its own), by its name. */
+  runsOf?: (owner: string) => RunReports | undefined;
 }
 
 /** The path prefix under which a session is served. */
@@ -77,8 +89,17 @@ export class SessionRegistry {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Throws `tooManySessions` when no session can be added. Cheap; call before building a dataset. */
-  assertRoom(): void {
+  /**
+   * Throws `tooManySessions` when no session can be added: by the server's `maxSessions`, or by
+   * the owner's (naming the tenant's quota). Cheap; call before building a dataset.
+   */
+  assertRoom(owner?: SessionOwner): void {
+    if (owner?.maxSessions !== undefined && this.countOf(owner.name) >= owner.maxSessions) {
+      throw new ApiError(
+        'tooManySessions',
+        `too many sessions: tenant "${owner.name}" holds ${owner.maxSessions}, its maxSessions quota in the tenants file (delete one of its sessions, or raise its maxSessions)`,
+      );
+    }
     if (this.#sessions.size >= this.#options.maxSessions) {
       throw new ApiError(
         'tooManySessions',
@@ -87,15 +108,32 @@ export class SessionRegistry {
     }
   }
 
+  /** How many live sessions the tenant `owner` holds. */
+  countOf(owner: string): number {
+    let count = 0;
+    for (const session of this.#sessions.values()) if (session.owner === owner) count++;
+    return count;
+  }
+
+  /** The session with this id, not marked as used (undefined when unknown). */
+  peek(id: string): Session | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /** The runs a session of `owner` belongs to: the tenant's own, or the operator's. */
+  #runsOf(owner: string | undefined): RunReports | undefined {
+    return owner === undefined ? this.#options.runs : this.#options.runsOf?.(owner);
+  }
+
   /**
    * A new session over `dataset`. With `ownFixtures`, the set as built is counted against the
    * memory budget: `memoryBudget` is thrown, and no session made, when it does not fit.
    */
   create(
     dataset: Dataset,
-    { ownFixtures = false, expires = true, ownKeys = false, run }: SessionCreation = {},
+    { ownFixtures = false, expires = true, ownKeys = false, run, owner }: SessionCreation = {},
   ): Session {
-    this.assertRoom();
+    this.assertRoom(owner);
     if (run !== undefined && !RUN_LABEL.test(run)) {
       const message = 'must be 1-128 characters of letters, digits and ._:@/- (e.g. ci-1234)';
       throw new ApiError('invalidBody', `invalid run label: ${message}`, [{ location: 'body/run', message }]);
@@ -105,7 +143,7 @@ export class SessionRegistry {
     const now = this.#now();
     const keys = ownKeys ? new OwnKeys() : undefined;
     const built = keys ? keys.apply(dataset) : dataset;
-    const instance = this.#options.createInstance(id, built);
+    const instance = this.#options.createInstance(id, built, owner?.name);
     if (ownFixtures) {
       try {
         instance.holdFixtures(built);
@@ -114,7 +152,15 @@ export class SessionRegistry {
         throw error;
       }
     }
-    const session: Session = { id, instance, expires, createdAt: now, lastUsedAt: now, run };
+    const session: Session = {
+      id,
+      instance,
+      expires,
+      createdAt: now,
+      lastUsedAt: now,
+      run,
+      owner: owner?.name,
+    };
     if (keys) {
       instance.ownKeys = keys;
       keys.onChange = (added, removed) => this.#routeKeys(session, added, removed);
@@ -122,7 +168,7 @@ export class SessionRegistry {
       instance.fake.observeTokens(this.#tokenRoutes(session));
     }
     this.#sessions.set(id, session);
-    if (run !== undefined) this.#options.runs?.join(run, id, instance);
+    if (run !== undefined) this.#runsOf(owner?.name)?.join(run, id, instance);
     this.#startReaper();
     return session;
   }
@@ -183,7 +229,7 @@ export class SessionRegistry {
   delete(id: string): boolean {
     const session = this.#sessions.get(id);
     if (session === undefined) return false;
-    this.#options.runs?.leave(id);
+    this.#runsOf(session.owner)?.leave(id);
     session.instance.dispose();
     this.#sessions.delete(id);
     this.#unroute(session);
@@ -205,7 +251,7 @@ export class SessionRegistry {
     const removed: string[] = [];
     for (const [id, session] of this.#sessions) {
       if (session.expires && session.lastUsedAt <= cutoff) {
-        this.#options.runs?.leave(id);
+        this.#runsOf(session.owner)?.leave(id);
         session.instance.dispose();
         this.#sessions.delete(id);
         this.#unroute(session);

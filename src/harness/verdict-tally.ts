@@ -1,4 +1,4 @@
-import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import { jsonBytes, type MemoryAccount } from '../memory-budget.js';
 import type { FindingRecord } from './coverage.js';
 import {
   hasExpected,
@@ -29,7 +29,7 @@ export class VerdictTally {
 
   constructor(
     readonly limit: number,
-    readonly budget?: MemoryBudget,
+    readonly budget?: MemoryAccount,
   ) {}
 
   /** Counts a journaled request. */

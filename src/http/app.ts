@@ -27,6 +27,7 @@ import { chain } from './middleware-chain.js';
 import { createRequestLog } from './request-log.js';
 import { pathOf, RequestState, stateOf } from './request-state.js';
 import { createSpecRouter } from './spec-router.js';
+import { createTenantBoundary } from './tenant-boundary.js';
 import { wantsHtml } from './ui-assets.js';
 
 /** The handler tables the spec routers call: one handler for every operation of each. */
@@ -138,11 +139,18 @@ function corsMiddleware(vendorOrigins: string, adminOrigins: string | undefined)
   };
 }
 
-/** Would the admin API answer this request? Its guard and its token, asked without answering. */
+/**
+ * Would the admin API answer this request with the root's secrets? Its guard and the operator's
+ * token (a tenant's does not reach the root), asked without answering.
+ */
 function adminWouldAnswer(options: Options): (req: Request) => boolean {
   const guard = createAdminGuardCheck(options);
   const auth = createAdminAuthCheck(options.adminToken);
-  return (req) => guard(req) === undefined && auth(req) === undefined;
+  return (req) => {
+    if (guard(req) !== undefined) return false;
+    const caller = auth(req);
+    return !(caller instanceof ApiError) && caller.tenant === undefined;
+  };
 }
 
 const SESSION_PREFIX = '/sessions/';
@@ -303,6 +311,8 @@ export function createApp(context: AppContext): RequestListener {
       handlers,
       fallback,
       validators,
+      // Tenants' tokens reach only what each admin operation's `x-tenant` allows them.
+      authorize: admin && powers.tenants !== undefined ? createTenantBoundary(sessions) : undefined,
     });
   const adminRouter = routerOf(true, context.handlers.admin);
   const instanceRoutes = createInstanceRouter({
@@ -313,6 +323,7 @@ export function createApp(context: AppContext): RequestListener {
     suggestRoute: createRouteSuggester(operations),
     memory: context.memory,
     mcp: context.mcp,
+    tenants: powers.tenants,
   });
 
   // One chain for everything; a silent logger (tests, benchmarks) gets no request-log step at all.

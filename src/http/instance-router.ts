@@ -3,6 +3,7 @@ import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/runtime-response-checks.js';
+import type { TenantRegistry } from '../harness/tenants.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminGuard } from './admin-origin-guard.js';
 import { createAdminAuth } from './admin-token-check.js';
@@ -43,6 +44,8 @@ export interface InstanceRouterOptions {
   memory?: MemoryBudget;
   /** The MCP endpoint, when `mcpHttp` is on. */
   mcp?: McpRoute;
+  /** The tenants whose tokens the admin API takes besides the operator's (`--tenants`). */
+  tenants?: TenantRegistry;
 }
 
 const MCP_PATH = '/__admin/mcp';
@@ -211,9 +214,10 @@ export function createInstanceRouter({
   suggestRoute,
   memory,
   mcp,
+  tenants,
 }: InstanceRouterOptions): RequestHandler {
   const notFound = routeNotFound(suggestRoute);
-  const auth = createAdminAuth(options.adminToken);
+  const auth = createAdminAuth(options.adminToken, tenants);
   const browserGuard = createAdminGuard(options);
   const guard = queryLengthGuard(options.maxQueryLength);
   const admin = chain(

@@ -106,6 +106,8 @@ function Get-PassportalFakeReport {
     Write the report to this file instead of returning it (JUnit for your CI's test tab).
     .PARAMETER Run
     The report of every session labelled with this run (New-PassportalFakeSession -Run), asked of the root.
+    .PARAMETER Tenant
+    With --tenants: the tenant whose run it is (the operator's token; a tenant's token reads its own runs without it).
     .PARAMETER Fake
     A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
     .EXAMPLE
@@ -116,11 +118,12 @@ function Get-PassportalFakeReport {
         [ValidateSet('json', 'junit', 'ctrf', 'markdown')] [string] $Format = 'json',
         [string] $OutFile,
         [string] $Run,
+        [string] $Tenant,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
-        $query = [ordered]@{ run = $Run }
+        $query = [ordered]@{ run = $Run; tenant = $Tenant }
         if ($Format -ne 'json') { $query['format'] = $Format }
         $path = '/report' + (Get-QueryString $query)
         $text = Invoke-FakeAdmin -Target $target -Method GET -Path $path -Raw -Root:([bool]$Run)
@@ -140,6 +143,8 @@ function Clear-PassportalFakeReport {
     Forgets what a report holds (DELETE /__admin/report), or a run's report with -Run.
     .PARAMETER Run
     The run whose report to clear (asked of the root).
+    .PARAMETER Tenant
+    With --tenants: the tenant whose run it is (the operator's token).
     .PARAMETER Fake
     A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
     .EXAMPLE
@@ -148,12 +153,13 @@ function Clear-PassportalFakeReport {
     [CmdletBinding(SupportsShouldProcess)]
     param(
         [string] $Run,
+        [string] $Tenant,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
         if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Clear the report')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/report' + (Get-QueryString ([ordered]@{ run = $Run }))) -Root:([bool]$Run) | Out-Null
+            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/report' + (Get-QueryString ([ordered]@{ run = $Run; tenant = $Tenant }))) -Root:([bool]$Run) | Out-Null
         }
     }
 }

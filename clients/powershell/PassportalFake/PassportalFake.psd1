@@ -7,6 +7,8 @@
     Copyright            = '(c) passportal-docs-fake contributors. MIT License.'
     Description          = 'Pester-ready helpers for the Passportal Documents API fake: start it (npm command or container image), sessions, faults, clock, journal, expected violations, reports, the vendor token call, and Should -HaveNoPassportalViolation.'
     PowerShellVersion    = '5.1'
+    FormatsToProcess     = @('PassportalFake.Format.ps1xml')
+    TypesToProcess       = @('PassportalFake.Types.ps1xml')
     CompatiblePSEditions = @('Desktop', 'Core')
     FunctionsToExport    = @(
         'Start-PassportalFake'
@@ -48,6 +50,7 @@
         'Get-PassportalFakeScenario'
         'Invoke-PassportalFakeScenario'
         'Clear-PassportalFakeScenario'
+        'Get-PassportalFakeEnvironment'
     )
     CmdletsToExport      = @()
     VariablesToExport    = @()

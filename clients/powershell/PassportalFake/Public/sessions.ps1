@@ -83,6 +83,8 @@ function Get-PassportalFakeSession {
             if ($null -eq $info) { continue }
             Add-Member -InputObject $info -NotePropertyName RootUrl -NotePropertyValue $target.RootUrl -Force
             Add-Member -InputObject $info -NotePropertyName AdminToken -NotePropertyValue $target.AdminToken -Force
+            # As a string, its URL (never the admin token it carries for the other commands).
+            Add-Member -InputObject $info -MemberType ScriptMethod -Name ToString -Value { [string]$this.baseUrl } -Force
             Add-FakeTypeName $info 'PassportalFake.SessionInfo'
         }
     }

@@ -364,9 +364,9 @@ Describe 'Get-PassportalFakeRequest reads the whole journal' {
         $entries = @($session | Get-PassportalFakeRequest -Offset 240)
         $entries.Count | Should -Be 10
         $entries[0].path | Should -Be '/api/v2/documents/241'
-        $first = @($session | Get-PassportalFakeRequest -Limit 1)[0]
+        $first = @($session | Get-PassportalFakeRequest -Limit 1 -WarningAction SilentlyContinue)[0]
         @($session | Get-PassportalFakeRequest -Since $first.id).Count | Should -Be 249
-        @($session | Get-PassportalFakeRequest -Since $first.id -Offset 9 -Limit 1)[0].path | Should -Be '/api/v2/documents/11'
+        @($session | Get-PassportalFakeRequest -Since $first.id -Offset 9 -Limit 1 -WarningAction SilentlyContinue)[0].path | Should -Be '/api/v2/documents/11'
     }
 }
 

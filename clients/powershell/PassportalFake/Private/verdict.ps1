@@ -5,7 +5,13 @@
 # survive resets, fixture loads and cleared journals, so nothing a test does hides a violation,
 # and a violation fails the check that follows it only: in AfterEach, the test that caused it.
 
-$script:VerdictBaselines = @{}
+# One store for the whole process: a module imported again (Import-Module -Force) keeps judging
+# from the same counts, and so does a Should operator Pester still holds from the earlier import.
+$script:VerdictBaselines = [System.AppDomain]::CurrentDomain.GetData('PassportalFake.VerdictBaselines')
+if ($null -eq $script:VerdictBaselines) {
+    $script:VerdictBaselines = [hashtable]::Synchronized(@{})
+    [System.AppDomain]::CurrentDomain.SetData('PassportalFake.VerdictBaselines', $script:VerdictBaselines)
+}
 
 function Get-VerdictCount {
     # The counts a check compares, from GET /__admin/report: since when the report counts, the

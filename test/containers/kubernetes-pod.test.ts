@@ -1,6 +1,15 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +17,7 @@ import { promisify } from 'node:util';
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { BUDGET_SHARES, HEAP_SHARE } from '../../src/memory-budget.js';
@@ -32,6 +42,7 @@ const image = inject('fakeImage');
 const MiB = 1024 * 1024;
 /** As test/kubernetes/manifests.test.ts and docs/kubernetes.md: Node itself beside the heap. */
 const NODE_RESERVE = 128 * MiB;
+const NAMESPACE = 'passportal-fake';
 
 /** The engine's API socket, for the podman client (`podman --url`). */
 function engineUrl(): string {
@@ -58,25 +69,45 @@ async function podman(...args: string[]): Promise<string> {
   }
 }
 
-/**
- * A Secret as Podman 4.3 stores it for `kube play`: read by a `secretKeyRef` as a JSON map of
- * base64 values, by a secret volume as a Kubernetes Secret. The pod reads each of its Secrets
- * one way only.
- */
-async function createSecret(
-  name: string,
-  data: Record<string, string>,
-  use: 'env' | 'volume',
-  type = 'Opaque',
-) {
+/** What the fake wrote, standard output and error together. */
+async function logsOf(name: string, tail = 50): Promise<string> {
+  const { stdout, stderr } = await run(
+    'podman',
+    ['--url', engineUrl(), 'logs', '--tail', String(tail), name],
+    {
+      maxBuffer: 16 * MiB,
+    },
+  );
+  return stdout + stderr;
+}
+
+/** A Secret the pod reads by `secretKeyRef`, as Podman reads it: a JSON map of base64 values. */
+async function createEnvSecret(name: string, data: Record<string, string>): Promise<void> {
   const encoded = Object.fromEntries(
     Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
   );
-  const body =
-    use === 'env' ? encoded : { apiVersion: 'v1', kind: 'Secret', metadata: { name }, type, data: encoded };
   const file = join(work, `${name}.json`);
-  writeFileSync(file, JSON.stringify(body), { mode: 0o600 });
+  writeFileSync(file, JSON.stringify(encoded), { mode: 0o600 });
   await podman('secret', 'create', name, file);
+}
+
+/**
+ * A Secret the pod mounts, as the kubelet mounts it: its keys as files owned by root and the
+ * pod's fsGroup, with the volume's defaultMode, in a folder the pod gets as a host path. (Podman
+ * 4.3 would write a Secret's `data` still base64-encoded.)
+ */
+function secretFolder(name: string, data: Record<string, string>, pod: IPod): string {
+  const volume = pod.spec?.volumes?.find((v) => v.secret?.secretName === name);
+  const folder = join(work, 'secrets', name);
+  mkdirSync(folder, { recursive: true, mode: 0o755 });
+  chmodSync(folder, 0o755);
+  for (const [key, value] of Object.entries(data)) {
+    const file = join(folder, key);
+    writeFileSync(file, value);
+    chownSync(file, 0, pod.spec?.securityContext?.fsGroup ?? 0);
+    chmodSync(file, volume?.secret?.defaultMode ?? 0o644);
+  }
+  return folder;
 }
 
 /** The kubelet's HTTP probe: a GET from the node to the pod's address, 200–399 within timeoutSeconds. */
@@ -96,11 +127,20 @@ async function probeOnce(probe: IProbe, ip: string, ports: Record<string, number
   }
 }
 
-/** Probes until the probe succeeds, as often and as many times as it allows; the seconds it took. */
-async function probeUntilReady(probe: IProbe, ip: string, ports: Record<string, number>): Promise<number> {
-  const started = performance.now();
+/**
+ * Probes until the probe succeeds, as often and as many times as it allows. A fake that exits
+ * meanwhile (a bad Secret, a refused state file) fails at once, with its last words.
+ */
+async function probeUntilReady(probe: IProbe, ip: string, ports: Record<string, number>): Promise<void> {
   for (let attempt = 0; attempt < (probe.failureThreshold ?? 3); attempt++) {
-    if (await probeOnce(probe, ip, ports)) return (performance.now() - started) / 1000;
+    if (await probeOnce(probe, ip, ports)) return;
+    const state = JSON.parse(await podman('inspect', containerName))[0] as {
+      RestartCount?: number;
+      State: { Status: string };
+    };
+    if ((state.RestartCount ?? 0) > 0 || state.State.Status === 'exited') {
+      throw new Error(`the fake stopped before its probe passed:\n${await logsOf(containerName, 20)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, (probe.periodSeconds ?? 10) * 1000));
   }
   throw new Error(
@@ -133,22 +173,27 @@ const podName = rendered.metadata?.name ?? '';
 const containerName = `${podName}-${container?.name}`;
 const ports = Object.fromEntries((container?.ports ?? []).map((p) => [p.name ?? '', p.containerPort]));
 const secretNames = [
-  ...new Set([
-    ...(rendered.spec?.volumes ?? []).flatMap((v) => v.secret?.secretName ?? []),
-    ...(container?.env ?? []).flatMap((e) => e.valueFrom?.secretKeyRef?.name ?? []),
-  ]),
+  ...new Set((container?.env ?? []).flatMap((e) => e.valueFrom?.secretKeyRef?.name ?? [])),
 ];
 
+/** Removes what playing the pod made: the pod, its claim's volume, the volumes Podman makes for its emptyDir volumes, the Secrets. */
 async function cleanUp(): Promise<void> {
   await podman('pod', 'rm', '--force', '--ignore', podName).catch(() => undefined);
-  for (const claim of claims)
-    await podman('volume', 'rm', '--force', claim.metadata?.name ?? '').catch(() => undefined);
+  const volumes = [
+    ...claims.map((claim) => claim.metadata?.name ?? ''),
+    ...(rendered.spec?.volumes ?? []).flatMap((v) => (v.emptyDir ? v.name : [])),
+  ];
+  for (const volume of volumes) await podman('volume', 'rm', '--force', volume).catch(() => undefined);
   for (const name of secretNames) await podman('secret', 'rm', name).catch(() => undefined);
 }
 
 /** Plays the pod and probes it ready as the kubelet would; its address and the seconds to ready. */
 async function play(): Promise<{ ip: string; ready: number }> {
   const started = performance.now();
+  // A new pod's emptyDir volumes start empty (Podman 4.3 keeps them as named volumes).
+  for (const volume of rendered.spec?.volumes ?? []) {
+    if (volume.emptyDir) await podman('volume', 'rm', '--force', volume.name);
+  }
   await podman('kube', 'play', playFile);
   const infra = (await podman('pod', 'inspect', '--format', '{{.InfraContainerID}}', podName)).trim();
   const ip = (
@@ -162,7 +207,8 @@ async function play(): Promise<{ ip: string; ready: number }> {
   return { ip, ready: (performance.now() - started) / 1000 };
 }
 
-const asAdmin = () => ({ authorization: `Bearer ${adminToken}`, host: 'passportal-fake' });
+/** The admin token, called by the Service's name in the pod's namespace, as a team in the cluster does. */
+const asAdmin = () => ({ authorization: `Bearer ${adminToken}`, host: `passportal-fake.${NAMESPACE}.svc` });
 
 describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
   beforeAll(async () => {
@@ -177,22 +223,39 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
     await run('bash', ['-euc', caBlock as string], { cwd: work });
     caPem = readFileSync(join(work, 'ca.pem'), 'utf8');
     adminToken = randomBytes(32).toString('hex');
-    await createSecret('passportal-fake-admin', { token: adminToken }, 'env');
-    await createSecret(
+    await createEnvSecret('passportal-fake-admin', { token: adminToken });
+    const caFolder = secretFolder(
       'passportal-fake-ca',
       { 'tls.crt': caPem, 'tls.key': readFileSync(join(work, 'ca-key.pem'), 'utf8') },
-      'volume',
-      'kubernetes.io/tls',
+      rendered,
     );
-    // The rendered pod, as the suite's image, without the probes Podman would run inside it.
+    // The rendered pod, as the suite's image, without the probes Podman would run inside it, with
+    // the namespace the API server would give it (Podman has no namespaces to resolve), and the
+    // CA's Secret mounted from its folder.
     const { startupProbe, readinessProbe, livenessProbe, ...withoutProbes } = container ?? { name: '' };
     expect([startupProbe, readinessProbe, livenessProbe].every(Boolean)).toBe(true);
+    const env = (withoutProbes.env ?? []).map((entry) =>
+      entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace'
+        ? { name: entry.name, value: NAMESPACE }
+        : entry,
+    );
+    const volumes = (rendered.spec?.volumes ?? []).map(
+      (volume): IVolume =>
+        volume.secret?.secretName === 'passportal-fake-ca'
+          ? { name: volume.name, hostPath: { path: caFolder, type: 'Directory' } }
+          : volume,
+    );
+    expect(volumes.filter((v) => v.secret)).toEqual([]);
     played = structuredClone({
       ...rendered,
-      spec: { ...rendered.spec, containers: [{ ...withoutProbes, image }] },
+      spec: { ...rendered.spec, volumes, containers: [{ ...withoutProbes, env, image }] },
     }) as IPod;
+    // The claims are made once, as the StatefulSet's controller makes them; each start plays the pod.
+    const claimFile = join(work, 'claims.yaml');
+    writeFileSync(claimFile, claims.map((o) => stringify(o)).join('---\n'));
+    await podman('kube', 'play', claimFile);
     playFile = join(work, 'pod.yaml');
-    writeFileSync(playFile, [...claims, played].map((o) => stringify(o)).join('---\n'));
+    writeFileSync(playFile, stringify(played));
   }, 120_000);
 
   afterAll(async () => {
@@ -230,9 +293,10 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
       containerName,
       'sh',
       '-c',
-      'id -u; (: > /app/written) 2>/dev/null && echo root-writable || echo root-read-only; grep VmRSS /proc/1/status',
+      // /home/node is the node user's own folder in the image: only a read-only root stops a write there.
+      'grep ^Uid /proc/1/status; (: > /home/node/written) 2>/dev/null && echo root-writable || echo root-read-only; grep VmRSS /proc/1/status',
     );
-    expect(shell).toMatch(/^1000\nroot-read-only\n/);
+    expect(shell).toMatch(/^Uid:\s+1000\s+1000\s+1000\s+1000\nroot-read-only\n/);
 
     // The memory limit holds the heap (as this image's Node sizes it), the bodies and Node itself.
     const limit = inspect.HostConfig.Memory;
@@ -275,7 +339,11 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
     const stateFile = container?.env?.find((e) => e.name === 'STATE_FILE')?.value ?? '';
     const lock = join(stateDir, `${stateFile.split('/').pop()}.lock`);
     expect(existsSync(lock)).toBe(true);
-    await podman('kube', 'down', playFile);
+    // Stopped as the kubelet stops a pod: SIGTERM, then the pod's grace period (Podman's own stop
+    // of a pod played through its API would send SIGKILL at once).
+    const grace = String(rendered.spec?.terminationGracePeriodSeconds ?? 30);
+    await podman('pod', 'stop', '--time', grace, podName);
+    await podman('pod', 'rm', podName);
     // A clean stop gives the lock up.
     expect(existsSync(lock)).toBe(false);
     const second = await play();
@@ -292,7 +360,7 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
     expect(await nameOf(`http://${third.ip}:${ports.http}`)).toBe('Changed before a kill');
     // The same pod name, so the same host name: the fake takes the killed one's lock over at its
     // first start (a lock from another host would stop it with status 2 for 30 s).
-    const log = await podman('logs', containerName);
+    const log = await logsOf(containerName, 1000);
     expect(log).not.toContain('in use by another fake');
     expect(JSON.parse(await podman('inspect', containerName))[0].RestartCount ?? 0).toBe(0);
     console.log(

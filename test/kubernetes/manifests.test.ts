@@ -20,6 +20,7 @@ import {
   type RenderedObject,
   ROOT,
   render,
+  renderBesideCheckout,
   renderComposed,
 } from '../support/kustomize.js';
 import { createTestServer } from '../support/test-server.js';
@@ -35,7 +36,7 @@ import { createTestServer } from '../support/test-server.js';
  */
 
 const MiB = 1024 * 1024;
-/** Node itself beside V8's heap (code, TLS, buffers): about 60 MB measured at idle (docs/kubernetes.md). */
+/** Node itself beside V8's heap (code, TLS, buffers): about 70 MB at idle in the pod test (docs/kubernetes.md). */
 const NODE_RESERVE = 128 * MiB;
 const NAMESPACE = 'team-platform';
 const ADMIN_TOKEN = 'token-from-the-secret';
@@ -186,6 +187,26 @@ describe('deploy/kubernetes renders with kubectl kustomize', () => {
     const container = statefulSet.spec?.template.spec?.containers[0] as unknown as Record<string, unknown>;
     container.ports = [{ name: 'http', containerPort: '4010' }];
     expect(await schemaErrors(statefulSet)).toEqual([expect.stringMatching(/containerPort must be integer/)]);
+  });
+});
+
+describe("docs/kubernetes.md's kustomization of your own", () => {
+  it('renders beside a checkout: valid objects in its namespace, its image, the tenants file and the Ingress', async () => {
+    const doc = readFileSync(join(ROOT, 'docs/kubernetes.md'), 'utf8');
+    const block = /```yaml\n# (\S+)\/kustomization\.yaml\n([\s\S]*?)```/.exec(doc);
+    expect(block).not.toBeNull();
+    const checkout = /- \.\.\/([\w-]+)\/deploy\/kubernetes/.exec(block?.[2] ?? '')?.[1];
+    expect(checkout).toBeDefined();
+    const objects = renderBesideCheckout(block?.[1] as string, checkout as string, block?.[2] as string);
+    expect((await Promise.all(objects.map(schemaErrors))).flat()).toEqual([]);
+    const namespace = /^namespace: (\S+)$/m.exec(block?.[2] ?? '')?.[1];
+    expect(objects.map((o) => (o.metadata as { namespace?: string }).namespace)).toEqual(
+      objects.map(() => namespace),
+    );
+    const { container, env } = fakeOf(objects);
+    expect(container.image).toMatch(/^registry\.example\.com\/passportal-docs-fake:/);
+    expect(env.TENANTS_FILE).toBeDefined();
+    expect(objects.map((o) => o.kind)).toContain('Ingress');
   });
 });
 
@@ -374,9 +395,18 @@ describe('the base: one fake, its state and its Secrets', () => {
 });
 
 describe('the overlays: reaching the fake from outside the cluster', () => {
-  const overlays = kustomizations().filter((folder) => folder !== KUBERNETES);
+  // The overlays that route traffic into the cluster (others, such as a fleet's, add no route).
+  const routing = kustomizations().filter((folder) =>
+    render(folder).some((o) => o.kind === 'Ingress' || o.kind === 'HTTPRoute'),
+  );
 
-  it.each(overlays)(
+  it('are the Ingress and the Gateway API overlays', () => {
+    expect(routing).toEqual(
+      expect.arrayContaining([`${KUBERNETES}/overlays/ingress`, `${KUBERNETES}/overlays/gateway-api`]),
+    );
+  });
+
+  it.each(routing)(
     '%s: its routes lead to the Service, and the admin API answers to their host names',
     (folder) => {
       const objects = render(folder);

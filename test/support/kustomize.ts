@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,6 +87,24 @@ export function renderComposed(resources: string[], componentPaths: string[], ex
       ].join('\n'),
     );
     return parseAllDocuments(kustomize(folder))
+      .map((doc) => doc.toJS() as RenderedObject | null)
+      .filter((object): object is RenderedObject => object !== null);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A kustomization a user keeps beside a checkout of this repository (`text`, in a folder `name`
+ * next to a checkout named `checkout`), rendered as `kubectl kustomize <name>` would render it.
+ */
+export function renderBesideCheckout(name: string, checkout: string, text: string): RenderedObject[] {
+  const folder = mkdtempSync(join(tmpdir(), 'kustomization-'));
+  try {
+    symlinkSync(ROOT, join(folder, checkout), 'dir');
+    mkdirSync(join(folder, name));
+    writeFileSync(join(folder, name, 'kustomization.yaml'), text);
+    return parseAllDocuments(kustomize(join(folder, name)))
       .map((doc) => doc.toJS() as RenderedObject | null)
       .filter((object): object is RenderedObject => object !== null);
   } finally {

@@ -10,6 +10,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ import type { IVolume } from 'kubernetes-models/v1/Volume';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { BUDGET_SHARES, HEAP_SHARE } from '../../src/memory-budget.js';
-import { KUBERNETES, one, podOf, ROOT, render } from '../support/kustomize.js';
+import { KUBERNETES, one, podOf, ROOT, render, resolvedEnv } from '../support/kustomize.js';
 import { accessToken } from '../support/request-token.js';
 
 /**
@@ -207,8 +208,26 @@ async function play(): Promise<{ ip: string; ready: number }> {
   return { ip, ready: (performance.now() - started) / 1000 };
 }
 
-/** The admin token, called by the Service's name in the pod's namespace, as a team in the cluster does. */
-const asAdmin = () => ({ authorization: `Bearer ${adminToken}`, host: `passportal-fake.${NAMESPACE}.svc` });
+/**
+ * A GET of the admin API under a host name, as a team in the cluster calls it by the Service's
+ * name (fetch would send the address's own Host, whatever it is given).
+ */
+const adminGet = (url: string, host: string, token?: string): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {
+      host,
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    };
+    httpRequest(url, { headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
 
 describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
   beforeAll(async () => {
@@ -230,15 +249,11 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
       rendered,
     );
     // The rendered pod, as the suite's image, without the probes Podman would run inside it, with
-    // the namespace the API server would give it (Podman has no namespaces to resolve), and the
-    // CA's Secret mounted from its folder.
+    // its variables as the kubelet resolves them (Podman 4.3 resolves neither the pod's namespace
+    // nor `$(NAME)` references), and the CA's Secret mounted from its folder.
     const { startupProbe, readinessProbe, livenessProbe, ...withoutProbes } = container ?? { name: '' };
     expect([startupProbe, readinessProbe, livenessProbe].every(Boolean)).toBe(true);
-    const env = (withoutProbes.env ?? []).map((entry) =>
-      entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace'
-        ? { name: entry.name, value: NAMESPACE }
-        : entry,
-    );
+    const env = resolvedEnv(withoutProbes, NAMESPACE);
     const volumes = (rendered.spec?.volumes ?? []).map(
       (volume): IVolume =>
         volume.secret?.secretName === 'passportal-fake-ca'
@@ -267,11 +282,16 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
     const first = await play();
     const base = `http://${first.ip}:${ports.http}`;
 
-    // The admin token from its Secret; the admin API answers to the Service's name.
-    expect((await fetch(`${base}/__admin/state`, { headers: { host: 'passportal-fake' } })).status).toBe(401);
-    const state = await fetch(`${base}/__admin/state`, { headers: asAdmin() });
+    // The admin token from its Secret; the admin API answers to the Service's names in the pod's
+    // namespace (ADMIN_HOSTS made from it), and to no other name.
+    const service = `passportal-fake.${NAMESPACE}.svc`;
+    expect((await adminGet(`${base}/__admin/state`, service)).status).toBe(401);
+    expect(
+      (await adminGet(`${base}/__admin/state`, 'passportal-fake.elsewhere.example', adminToken)).status,
+    ).toBe(403);
+    const state = await adminGet(`${base}/__admin/state`, service, adminToken);
     expect(state.status).toBe(200);
-    const key = ((await state.json()) as { apiKeys: Array<{ keyId: string; secret: string }> }).apiKeys[0];
+    const key = (JSON.parse(state.body) as { apiKeys: Array<{ keyId: string; secret: string }> }).apiKeys[0];
     expect(key).toBeDefined();
 
     // The CA from its Secret: served to clients, and signing the vendor host's certificate.

@@ -13,6 +13,7 @@ import { misspeltEnvNames, optionsFromEnv } from '../../src/options/env.js';
 import { PASSPORTAL_FAKE_IMAGE } from '../../src/testcontainers/index.js';
 import {
   components,
+  expandReferences,
   KUBERNETES,
   kustomizations,
   one,
@@ -77,9 +78,7 @@ function environmentOf(container: IContainer, secrets: Record<string, string>): 
   const env: Record<string, string> = {};
   for (const entry of container.env ?? []) {
     if (entry.value !== undefined) {
-      env[entry.name] = entry.value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name?: string) =>
-        name === undefined ? '$' : (env[name] ?? whole),
-      );
+      env[entry.name] = expandReferences(entry.value, env);
     } else if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') {
       env[entry.name] = NAMESPACE;
     } else if (entry.valueFrom?.secretKeyRef) {

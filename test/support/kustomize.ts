@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 import { parseAllDocuments } from 'yaml';
@@ -162,4 +164,28 @@ export function podOf(
     },
   };
   return { pod, claims };
+}
+
+/** A variable's value as the kubelet makes it: `$(NAME)` of a variable defined before it replaced, `$$` an escaped `$`. */
+export function expandReferences(value: string, earlier: Readonly<Record<string, string>>): string {
+  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name?: string) =>
+    name === undefined ? '$' : (earlier[name] ?? whole),
+  );
+}
+
+/**
+ * The container's variables with what the API server and the kubelet resolve before the
+ * container starts: `metadata.namespace` fields as `namespace`, `$(NAME)` references expanded.
+ * References to Secrets stay references.
+ */
+export function resolvedEnv(container: IContainer, namespace: string): IEnvVar[] {
+  const known: Record<string, string> = {};
+  return (container.env ?? []).map((entry) => {
+    let value = entry.value;
+    if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') value = namespace;
+    else if (value !== undefined) value = expandReferences(value, known);
+    if (value === undefined) return entry;
+    known[entry.name] = value;
+    return { name: entry.name, value };
+  });
 }

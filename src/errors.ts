@@ -254,6 +254,14 @@ export const ERROR_KINDS = {
     meaning: 'session cap reached',
     violation: false,
   },
+  tooManyRecords: {
+    status: 429,
+    code: 0,
+    message: 'too many records of this kind',
+    meaning:
+      'an instance holds its most faults (1,000), rate limits (100), expected violations (10,000) or applied scenarios (100); the message names the bound; nothing was added',
+    violation: false,
+  },
   headersTooLarge: {
     status: 431,
     code: 0,

@@ -158,6 +158,7 @@ export const ERRORS_NOT_MET = {
   runNotFound: 'admin API only',
   tlsNotEnabled: 'admin API only',
   tooManySessions: 'admin API only',
+  tooManyRecords: 'admin API only',
   proxyHostRefused: 'answered by the proxy before any instance',
   proxyCredentialsRequired: 'answered by the proxy before any instance',
   proxySessionNotFound: 'answered by the proxy before any instance',

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, type Violation } from '../errors.js';
+import type { MemoryBudget } from '../memory-budget.js';
+import { HeldRecords } from './held-records.js';
 import { pathMatcher } from './path-pattern.js';
 import { SeededChance } from './seeded-chance.js';
 import { serialisable } from './serialisable.js';
@@ -143,18 +145,25 @@ export function problemsOf(input: FaultInput): Violation[] {
 
 export class FaultList {
   #faults: Fault[] = [];
+  readonly #held: HeldRecords;
+
+  constructor(budget?: MemoryBudget) {
+    this.#held = new HeldRecords('faults', budget);
+  }
 
   /**
    * Adds a fault whose shape was checked against the spec; throws `invalidBody` when its fields
-   * contradict each other, adding nothing.
+   * contradict each other, `tooManyRecords` or `memoryBudget` past the bounds (held-records.ts),
+   * adding nothing. `owned`: installed by a scenario, which holds its bytes and bounds its count.
    */
-  add(input: FaultInput): Fault {
+  add(input: FaultInput, owned = false): Fault {
     const [first, ...more] = problemsOf(input);
     if (first)
       throw new ApiError('invalidBody', `invalid fault: ${first.location} ${first.message}`, [
         first,
         ...more,
       ]);
+    const bytes = owned ? 0 : this.#held.admit(input);
     const fault: Fault = {
       id: randomBytes(6).toString('base64url'),
       method: input.method?.toUpperCase(),
@@ -173,6 +182,7 @@ export class FaultList {
       matched: 0,
     };
     this.#faults.push(fault);
+    if (!owned) this.#held.hold(fault.id, bytes);
     return fault;
   }
 
@@ -187,6 +197,7 @@ export class FaultList {
     fault.hits++;
     if (fault.remaining !== undefined && --fault.remaining === 0) {
       this.#faults = this.#faults.filter((f) => f !== fault);
+      this.#held.release(fault.id);
     }
     return fault;
   }
@@ -214,11 +225,18 @@ export class FaultList {
   delete(id: string): boolean {
     const before = this.#faults.length;
     this.#faults = this.#faults.filter((f) => f.id !== id);
+    this.#held.release(id);
     return this.#faults.length < before;
   }
 
   clear(): void {
     this.#faults = [];
+    this.#held.releaseAll();
+  }
+
+  /** Bytes the faults added through the admin API hold of the memory budget. */
+  get bytes(): number {
+    return this.#held.bytes;
   }
 }
 

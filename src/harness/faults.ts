@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { ApiError, type Violation } from '../errors.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import { HeldRecords } from './held-records.js';
@@ -133,14 +134,41 @@ export function problemsOf(input: FaultInput): Violation[] {
       location: 'body/headers',
       message: 'cannot be combined with drop (no response is sent)',
     });
-  for (const name of Object.keys(input.headers ?? {}))
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
     if (FRAMING_HEADERS.has(name.toLowerCase()))
       problems.push({ location: `body/headers/${name}`, message: 'is written by the fake itself' });
+    else {
+      const problem = headerProblem(name, value);
+      if (problem) problems.push({ location: `body/headers/${name}`, message: problem });
+    }
+  }
   if (input.seed !== undefined && input.probability === undefined)
     problems.push({ location: 'body/seed', message: 'needs probability' });
   if (status === undefined && drop !== true && (delayMs === undefined || delayMs === 0))
     problems.push({ location: 'body', message: 'a fault needs status, delayMs or drop' });
   return problems;
+}
+
+/**
+ * Why Node would refuse to send this header (the rules of `http.validateHeaderName` and
+ * `validateHeaderValue`: a token for the name; tab, visible ASCII and U+0080-U+00FF for the
+ * value), asked of Node itself, so a fault is refused when it is made rather than failing every
+ * request it matches; undefined when Node sends it.
+ */
+function headerProblem(name: string, value: string): string | undefined {
+  try {
+    validateHeaderName(name);
+  } catch {
+    return "is not a valid header name (letters, digits and !#$%&'*+.^_`|~-)";
+  }
+  try {
+    validateHeaderValue(name, value);
+  } catch {
+    const bad = [...value].find((c) => !/^[\t\x20-\x7e\x80-\xff]$/.test(c)) ?? '';
+    const code = bad.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0');
+    return `cannot be sent: a header value holds tab, visible ASCII and U+0080-U+00FF only${code ? ` (it holds U+${code})` : ''}`;
+  }
+  return undefined;
 }
 
 export class FaultList {

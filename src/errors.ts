@@ -62,6 +62,14 @@ export const ERROR_KINDS = {
     meaning: 'an item of a batch update is rejected',
     violation: true,
   },
+  invalidRunLabel: {
+    status: 400,
+    code: 4000,
+    message: 'invalid run label',
+    meaning:
+      'a session\u2019s run label (`run` of POST /__admin/sessions) breaks its rule: 1-128 characters of letters, digits and ._:@/-; its own code, 4000, tells it from a fake that knows no run labels (400 invalidBody, code 0, naming body/run as an unknown field)',
+    violation: true,
+  },
   invalidParameter: {
     status: 400,
     code: 0,

@@ -151,6 +151,7 @@ export const VENDOR_BEHAVIOURS = {
  */
 export const ERRORS_NOT_MET = {
   invalidParameter: 'admin API only',
+  invalidRunLabel: 'admin API only',
   adminUnauthorized: 'admin API only',
   adminForbidden: 'admin API only',
   sessionNotFound: 'admin API and session prefixes only',

@@ -76,7 +76,7 @@ export class ServerPowers {
    * Creates a session (`POST /__admin/sessions`, `MockServer.session`): over the fixture set
    * `fixtures` makes, or the root's reset point. The cap is checked before a set is built; a set
    * of its own is counted against the memory budget while the session lives (the root's is
-   * shared). Throws `tooManySessions`, `memoryBudget`, `invalidBody` (a bad run label) or what
+   * shared). Throws `tooManySessions`, `memoryBudget`, `invalidRunLabel` or what
    * `fixtures` throws.
    */
   async openSession(

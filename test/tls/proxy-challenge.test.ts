@@ -67,6 +67,26 @@ describe('--proxy-auth challenge', () => {
     expect(body.message).toContain("'root' for the root");
   });
 
+  it("the proxy's own 407, 403 and 400 answers to absolute-form requests carry X-Content-Type-Options: nosniff", async () => {
+    const through = (target: string, host: string) =>
+      exchange(
+        challenging,
+        `GET ${target} HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`,
+        /\r\n\r\n[\s\S]*\}$/,
+      );
+    const answers = [
+      await documentsThrough(challenging, ''),
+      await through('http://example.com/api/v2/documents', 'example.com'),
+      await through('http://[bad/api', 'bad'),
+    ];
+    expect(answers.map(statusOf)).toEqual([407, 403, 400]);
+    for (const raw of answers) {
+      const head = raw.slice(0, raw.indexOf('\r\n\r\n')).toLowerCase();
+      expect(head).toContain('\r\nx-content-type-options: nosniff');
+      expect(head).toContain('\r\ncontent-type: application/json');
+    }
+  });
+
   it('serves the answer to the challenge: a session by its id, the root by the user root', async () => {
     const session = await challenging.mock.session();
     const listed = (journal: { list: (q: { path: string }) => unknown[] }) =>

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseJunit, type TestSuites } from 'junit2json';
+import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminError, createAdminClient } from '../../src/client/admin-client.js';
 import { computeHash } from '../../src/domain/tokens.js';
@@ -293,6 +294,27 @@ describe("a run's report", () => {
       await many.close();
     }
   });
+
+  it('adds up 1,500 sessions of one run exactly', async () => {
+    const many = (await createTestServer()).mock;
+    try {
+      const http = supertest(many.app);
+      for (let i = 0; i < 1500; i++) {
+        const session = await many.session(undefined, { run: 'run-1500' });
+        await http.get(`/sessions/${session.id}/api/v2/documents?pageNum=1`).expect(401);
+        session.delete();
+      }
+      const report = (await many.report({ run: 'run-1500' })) as Report & {
+        sessions: unknown[];
+        sessionsNotListed: number;
+      };
+      expect(report.summary.violatingRequests).toBe(1500);
+      expect(report.requests.total).toBe(1500);
+      expect(report.sessions.length + report.sessionsNotListed).toBe(1500);
+    } finally {
+      await many.close();
+    }
+  }, 120_000);
 
   it('keeps exact counts when its records outgrow their share of the memory budget', async () => {
     // A small budget: the kept records may hold a quarter of the journals' share.

@@ -87,6 +87,25 @@ describe('--proxy-auth challenge', () => {
     }
   });
 
+  it('challenges every answer that names no live session: another scheme, an unknown, deleted or partial id, a huge header', async () => {
+    const session = await challenging.mock.session();
+    const deleted = await challenging.mock.session();
+    deleted.delete();
+    const answers = [
+      await documentsThrough(challenging, 'proxy-authorization: Bearer abc\r\n'),
+      await documentsThrough(challenging, basic('no-such-session')),
+      await documentsThrough(challenging, basic(deleted.id)),
+      await documentsThrough(challenging, basic(session.id.slice(0, 6))),
+      await connectThrough(challenging, basic(deleted.id)),
+    ];
+    expect(answers.map(statusOf)).toEqual([407, 407, 407, 407, 407]);
+    // Nothing reached the live session's journal.
+    expect(session.instance.journal.list({}).length).toBe(0);
+    const huge = await documentsThrough(challenging, `proxy-authorization: Basic ${'A'.repeat(12_000)}\r\n`);
+    expect([407, 431]).toContain(statusOf(huge));
+    session.delete();
+  });
+
   it('serves the answer to the challenge: a session by its id, the root by the user root', async () => {
     const session = await challenging.mock.session();
     const listed = (journal: { list: (q: { path: string }) => unknown[] }) =>

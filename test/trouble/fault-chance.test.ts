@@ -168,3 +168,38 @@ describe('fault headers Node could not send', () => {
     }
   });
 });
+
+describe('held across fakes and against client text', () => {
+  it('a seeded chance hits the same requests in another fake', async () => {
+    const other = await createTestServer();
+    try {
+      const hitsIn = async (s: TestServer) => {
+        s.mock.addFault({ path: '/api/v2/documents', status: 503, probability: 0.4, seed: 1234 });
+        const token = await s.token();
+        const hits: number[] = [];
+        for (let i = 0; i < 25; i++)
+          if ((await s.http.get('/api/v2/documents?pageNum=1').set('x-access-token', token)).status === 503)
+            hits.push(i);
+        return hits;
+      };
+      const here = await hitsIn(server);
+      expect(await hitsIn(other)).toEqual(here);
+      expect(here.length).toBeGreaterThan(0);
+    } finally {
+      await other.mock.close();
+    }
+  });
+
+  it('matches a path with regular-expression characters as text, never as a pattern', async () => {
+    // As a regular expression this would backtrack for a long time, and match other paths.
+    server.mock.addFault({ path: '/api/v2/(a+)+$.*', status: 418 });
+    server.mock.expectViolation({ path: '/api/v2/(a+)+$.*' });
+    const token = await server.token();
+    const evil = `/api/v2/${'a'.repeat(40)}!`;
+    expect((await server.http.get(evil).set('x-access-token', token)).status).not.toBe(418);
+    expect((await server.http.get('/api/v2/documents?pageNum=1').set('x-access-token', token)).status).toBe(
+      200,
+    );
+    expect((await server.http.get('/api/v2/(a+)+$.anything').set('x-access-token', token)).status).toBe(418);
+  });
+});

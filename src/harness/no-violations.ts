@@ -72,7 +72,9 @@ const lastChecks = new WeakMap<object, CheckPoint>();
 export function sinceLastCheck(
   target: object,
   report: Pick<Report, 'since' | 'summary' | 'violations' | 'unmetExpectations'>,
-): HiddenFindings {
+): HiddenFindings | undefined {
+  // A report without exact counts (not the fake's): the journal alone judges.
+  if (typeof report?.summary?.violatingRequests !== 'number') return undefined;
   const now: CheckPoint = {
     since: report.since,
     violatingRequests: report.summary.violatingRequests,
@@ -86,7 +88,10 @@ export function sinceLastCheck(
     violatingRequests,
     // Fewer than before: a declaration unmet at the last check was met since.
     unmetExpectations: Math.max(0, now.unmetExpectations - base.unmetExpectations),
-    listed: violatingRequests === 0 ? [] : report.violations.slice(-violatingRequests),
+    listed:
+      violatingRequests === 0 || !Array.isArray(report.violations)
+        ? []
+        : report.violations.slice(-violatingRequests),
   };
 }
 

@@ -62,6 +62,14 @@ export const ERROR_KINDS = {
     meaning: 'an item of a batch update is rejected',
     violation: true,
   },
+  invalidRunLabel: {
+    status: 400,
+    code: 4000,
+    message: 'invalid run label',
+    meaning:
+      'a session\u2019s run label (`run` of POST /__admin/sessions) breaks its rule: 1-128 characters of letters, digits and ._:@/-; its own code, 4000, tells it from a fake that knows no run labels (400 invalidBody, code 0, naming body/run as an unknown field)',
+    violation: true,
+  },
   invalidParameter: {
     status: 400,
     code: 0,
@@ -252,6 +260,14 @@ export const ERROR_KINDS = {
     code: 0,
     message: 'too many sessions',
     meaning: 'session cap reached: maxSessions of the server, or of the tenant (the message names which)',
+    violation: false,
+  },
+  tooManyRecords: {
+    status: 429,
+    code: 0,
+    message: 'too many records of this kind',
+    meaning:
+      'an instance holds its most faults (1,000), rate limits (100), expected violations (10,000) or applied scenarios (100); the message names the bound; nothing was added',
     violation: false,
   },
   headersTooLarge: {

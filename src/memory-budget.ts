@@ -13,6 +13,8 @@ import { ApiError } from './errors.js';
  *   tokens     the access and refresh tokens issued, in every instance
  *   bodies     request bodies being read and parsed, after inflation
  *   counters   rate limits' counters per key or token (harness/rate-limits.ts)
+ *   controls   what admin calls leave: faults (bodies, headers), rate limits, declared
+ *              violations, applied scenarios with their steps (harness/held-records.ts)
  *
  * Each kind has a limit (a share of `memoryBudget`, lowered by its own option where it has one)
  * and the kinds that stay (all but bodies) together stay within `memoryBudget`. The
@@ -31,6 +33,7 @@ export const BUDGET_KINDS = [
   'tokens',
   'bodies',
   'counters',
+  'controls',
 ] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
@@ -49,6 +52,7 @@ export const BUDGET_SHARES: Readonly<Record<BudgetKind, number>> = {
   tokens: 0.1,
   bodies: 0.3,
   counters: 0.05,
+  controls: 0.1,
 };
 
 /** `memoryBudget` 0 (the default) means this fraction of the heap limit. */
@@ -63,6 +67,7 @@ const WHAT: Readonly<Record<BudgetKind, string>> = {
   tokens: 'issued tokens',
   bodies: 'request bodies in flight',
   counters: 'rate limit counters',
+  controls: 'faults, rate limits, expected violations and scenarios',
 };
 
 /** What a client can do when a kind is full. */
@@ -75,6 +80,8 @@ const REMEDY: Readonly<Record<BudgetKind, string>> = {
     'use each token until it expires (expired tokens make room), delete sessions, load fixtures, or raise',
   bodies: 'retry shortly, send smaller or fewer bodies at once, or raise',
   counters: 'clear rate limits (DELETE /__admin/rate-limits), or raise',
+  controls:
+    'remove faults, rate limits, expected violations or scenarios (DELETE /__admin/faults, ...), reset the instance, delete sessions, or raise',
 };
 
 export interface BudgetUsage {
@@ -132,6 +139,7 @@ export class MemoryBudget implements MemoryAccount {
     tokens: 0,
     bodies: 0,
     counters: 0,
+    controls: 0,
   };
   #sum = 0;
 
@@ -147,6 +155,7 @@ export class MemoryBudget implements MemoryAccount {
       tokens: share('tokens'),
       bodies: share('bodies'),
       counters: share('counters'),
+      controls: share('controls'),
     };
     this.#options = {
       documents: 'memoryBudget',
@@ -156,6 +165,7 @@ export class MemoryBudget implements MemoryAccount {
       tokens: 'memoryBudget',
       bodies: 'memoryBudget',
       counters: 'memoryBudget',
+      controls: 'memoryBudget',
     };
   }
 

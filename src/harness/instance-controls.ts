@@ -13,7 +13,7 @@ import {
   type ViolationRecord,
   viewEntry,
 } from './journal.js';
-import { assertNoViolations } from './no-violations.js';
+import { judgeCheck, sinceLastCheck } from './no-violations.js';
 import type { RateLimitInput, RateLimitView } from './rate-limits.js';
 import { buildReport, type Report, type ReportFormat } from './report.js';
 import { renderReport } from './report-formats.js';
@@ -118,7 +118,8 @@ export interface InstanceControls {
   /**
    * Throws `ContractViolationError`, listing every violation (request, location, message), when
    * the journal holds any the test did not declare, and every declared violation that never
-   * came. Run it in `afterEach`, before the next `reset()` clears the journal.
+   * came; and when the report's exact counts gained a violating request or an unmet declaration
+   * since the previous check (a reset inside the test hides nothing). Run it in `afterEach`.
    */
   expectNoViolations(): Promise<void>;
   /**
@@ -231,10 +232,11 @@ export function controlsOf(
     },
     expectNoViolations: async () => {
       await journal.settled();
-      assertNoViolations(
+      judgeCheck(
         journal.violations(),
         instance.id === undefined ? undefined : `session ${instance.id}`,
         instance.expectations.unmet(),
+        sinceLastCheck(instance, buildReport(instance, checks.operationIds)),
       );
     },
     expectViolation: (expectation = {}) =>

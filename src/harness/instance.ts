@@ -54,7 +54,7 @@ export class Instance {
   /** What the instance's reports read: counts per operation and behaviour, findings (survives reset). */
   readonly coverage: Coverage;
   /** The violations the suite declared it will provoke (cleared by reset and fixture loads). */
-  readonly expectations = new ExpectedViolations();
+  readonly expectations: ExpectedViolations;
   /** The report's exact counts and the unmet declarations a reset discarded (survives reset). */
   readonly verdict: VerdictTally;
   /**
@@ -78,7 +78,8 @@ export class Instance {
     this.fake = fake;
     this.#memory = memory;
     this.journal = new Journal(journal, memory?.journals);
-    this.faults = new FaultList();
+    this.faults = new FaultList(memory?.budget);
+    this.expectations = new ExpectedViolations(memory?.budget);
     this.rateLimits = new RateLimitList(memory?.budget);
     this.scenarios = new ScenarioList(this, memory?.budget);
     this.coverage = new Coverage(journal.entries, memory?.findings);

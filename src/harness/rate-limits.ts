@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { MemoryAccount } from '../memory-budget.js';
+import { HeldRecords } from './held-records.js';
 import { pathMatcher } from './path-pattern.js';
 
 /**
@@ -88,17 +89,23 @@ export class RateLimitList {
   #limits: RateLimit[] = [];
   readonly #budget: MemoryAccount | undefined;
   #bytes = 0;
+  readonly #held: HeldRecords;
 
   constructor(budget?: MemoryAccount) {
     this.#budget = budget;
+    this.#held = new HeldRecords('rateLimits', budget);
   }
 
   get size(): number {
     return this.#limits.length;
   }
 
-  /** Adds a limit whose shape the spec checked. */
-  add(input: RateLimitInput): string {
+  /**
+   * Adds a limit whose shape the spec checked; `tooManyRecords` or `memoryBudget` past the bounds
+   * (held-records.ts), nothing added. `owned`: installed by a scenario, which holds its bytes.
+   */
+  add(input: RateLimitInput, owned = false): string {
+    const bytes = owned ? 0 : this.#held.admit(input);
     const id = randomBytes(6).toString('base64url');
     this.#limits.push({
       id,
@@ -109,6 +116,7 @@ export class RateLimitList {
       counted: 0,
       refused: 0,
     });
+    if (!owned) this.#held.hold(id, bytes);
     return id;
   }
 
@@ -127,12 +135,14 @@ export class RateLimitList {
     if (!limit) return false;
     this.#forget(limit);
     this.#limits = this.#limits.filter((l) => l !== limit);
+    this.#held.release(id);
     return true;
   }
 
   clear(): void {
     for (const limit of this.#limits) this.#forget(limit);
     this.#limits = [];
+    this.#held.releaseAll();
   }
 
   /** Bytes its counters are counted as in the budget. */

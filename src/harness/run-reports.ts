@@ -73,6 +73,8 @@ export class RunReports {
     run.live.set(id, { id, instance });
     this.#sessions.set(id, run);
     this.#touch(run);
+    // Only now, with its live session, so a new run is never the one forgotten.
+    this.#forgetOldRuns();
   }
 
   /** The run of a session (undefined when it has none). */
@@ -143,7 +145,6 @@ export class RunReports {
     if (run === undefined) {
       run = { label, live: new Map(), ended: undefined, bytes: 0, touched: 0 };
       this.#runs.set(label, run);
-      this.#forgetOldRuns();
     }
     return run;
   }
@@ -164,7 +165,10 @@ export class RunReports {
     this.#options.budget?.add('journals', delta);
   }
 
-  /** Past `MAX_KEPT_RUNS`, forgets the runs used longest ago that have no live session. */
+  /**
+   * Past `MAX_KEPT_RUNS`, forgets the idle runs (no live session) touched longest ago; a run with
+   * a live session is never forgotten (so more than `MAX_KEPT_RUNS` may be kept while they live).
+   */
   #forgetOldRuns(): void {
     if (this.#runs.size <= MAX_KEPT_RUNS) return;
     const idle = [...this.#runs.values()]

@@ -5,6 +5,7 @@ import type { DetailObject, Document } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import type { MemoryAccount } from '../memory-budget.js';
 import type { FaultList } from './faults.js';
+import { HeldRecords } from './held-records.js';
 import type { RateLimitList } from './rate-limits.js';
 import { parametersOf, SCENARIOS, type ScenarioDefinition, scenarioOf } from './scenario-catalogue.js';
 import { meetsRequest, parseSteps, type ScenarioStep, type StepChecks } from './scenario-steps.js';
@@ -123,11 +124,15 @@ export class ScenarioList {
   #applied: Applied[] = [];
   /** Scenarios given at start (`--scenario`): applied again after every reset or load. */
   readonly #standing: { input: Record<string, unknown>; checks: StepChecks }[] = [];
+  /** The applied scenarios' bytes (their inputs: steps, and so the faults and limits they install). */
+  readonly #held: HeldRecords;
 
   constructor(
     private readonly target: ScenarioTarget,
     private readonly budget?: MemoryAccount,
-  ) {}
+  ) {
+    this.#held = new HeldRecords('scenarios', budget);
+  }
 
   /** Whether any scenario is applied (the hooks do nothing otherwise). */
   get active(): boolean {
@@ -151,9 +156,12 @@ export class ScenarioList {
 
   /**
    * Applies `{name, ...parameters}` (built-in) or `{name, steps}` (the user's own), checked in
-   * full first; throws `invalidBody` naming what is wrong, nothing applied. Answers its id.
+   * full first; throws `invalidBody` naming what is wrong, `tooManyRecords` or `memoryBudget`
+   * past the bounds (held-records.ts), nothing applied. Answers its id. `held` false: the
+   * operator's (`--scenario`), not counted.
    */
-  apply(input: Record<string, unknown>, checks: StepChecks, location = 'body'): string {
+  apply(input: Record<string, unknown>, checks: StepChecks, location = 'body', held = true): string {
+    const bytes = held ? this.#held.admit(input) : 0;
     const name = String(input.name);
     const applied: Applied = {
       id: randomBytes(6).toString('base64url'),
@@ -180,6 +188,7 @@ export class ScenarioList {
         done: false,
       }));
       this.#applied.push(applied);
+      if (held) this.#held.hold(applied.id, bytes);
       for (const entry of applied.steps) if (!entry.step.when) this.#run(applied, entry);
       return applied.id;
     }
@@ -194,25 +203,27 @@ export class ScenarioList {
     applied.parameters = parameters;
     this.#install(applied, parameters);
     this.#applied.push(applied);
+    if (held) this.#held.hold(applied.id, bytes);
     return applied.id;
   }
 
   /** Applies a scenario given at start, and again after every reset or load (`restoreStanding`). */
   applyStanding(input: Record<string, unknown>, checks: StepChecks, location = 'body'): string {
-    const id = this.apply(input, checks, location);
+    const id = this.apply(input, checks, location, false);
     this.#standing.push({ input, checks });
     return id;
   }
 
   /** Applies the scenarios given at start again (the instance was reset, its faults and limits cleared). */
   restoreStanding(): void {
-    for (const { input, checks } of this.#standing) this.apply(input, checks);
+    for (const { input, checks } of this.#standing) this.apply(input, checks, 'body', false);
   }
 
   /** Removes every applied scenario and what it installed. */
   clear(): void {
     for (const a of this.#applied) this.#remove(a);
     this.#applied = [];
+    this.#held.releaseAll();
   }
 
   /**
@@ -270,12 +281,15 @@ export class ScenarioList {
         break;
       case 'throttled':
         a.rateLimits.push(
-          rateLimits.add({ per: 'key', limit: p.limit as number, windowSeconds: p.windowSeconds as number }),
+          rateLimits.add(
+            { per: 'key', limit: p.limit as number, windowSeconds: p.windowSeconds as number },
+            true,
+          ),
         );
         break;
       case 'flaky':
         a.faults.push(
-          faults.add({ path: '/api/*', status: p.status, probability: p.probability, seed: p.seed }).id,
+          faults.add({ path: '/api/*', status: p.status, probability: p.probability, seed: p.seed }, true).id,
         );
         break;
       case 'changed-under-you':
@@ -290,10 +304,10 @@ export class ScenarioList {
     const { fake, faults, rateLimits } = this.target;
     switch (step.kind) {
       case 'fault':
-        a.faults.push(faults.add(step.fault).id);
+        a.faults.push(faults.add(step.fault, true).id);
         break;
       case 'rateLimit':
-        a.rateLimits.push(rateLimits.add(step.rateLimit));
+        a.rateLimits.push(rateLimits.add(step.rateLimit, true));
         break;
       case 'clock':
         // A move past the clock's reach (year 9999) is skipped: the step was checked, the time was not.

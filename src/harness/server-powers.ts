@@ -83,7 +83,7 @@ export class ServerPowers {
    * of its own is counted against the memory budget while the session lives (the root's is
    * shared). Made for a tenant (`owner`), the session is the tenant's: within its `maxSessions`,
    * counted in its memory quota, its run label one of the tenant's runs. Throws
-   * `tooManySessions`, `memoryBudget`, `invalidBody` (a bad run label) or what `fixtures` throws.
+   * `tooManySessions`, `memoryBudget`, `invalidRunLabel` or what `fixtures` throws.
    */
   async openSession(
     fixtures: (() => Dataset | Promise<Dataset>) | undefined,

@@ -136,7 +136,9 @@ export class SessionRegistry {
     this.assertRoom(owner);
     if (run !== undefined && !RUN_LABEL.test(run)) {
       const message = 'must be 1-128 characters of letters, digits and ._:@/- (e.g. ci-1234)';
-      throw new ApiError('invalidBody', `invalid run label: ${message}`, [{ location: 'body/run', message }]);
+      throw new ApiError('invalidRunLabel', `invalid run label: ${message}`, [
+        { location: 'body/run', message },
+      ]);
     }
     let id = newId();
     while (this.#sessions.has(id)) id = newId();

@@ -31,6 +31,29 @@ export interface Session {
   lastUsedAt: number;
   /** The run it belongs to (`RunReports`), if labelled. */
   run: string | undefined;
+  /** Who created it (a tenant's name), if anyone in particular: carried, never read here. */
+  owner?: string;
+  /** Whether it holds a fixture set of its own (counted against the memory budget). */
+  ownFixtures: boolean;
+}
+
+/** A session as a state file brings it back: what it was, minus its instance. */
+export interface RestoredSession {
+  id: string;
+  expires: boolean;
+  createdAt: number;
+  lastUsedAt: number;
+  run: string | undefined;
+  owner?: string;
+  ownFixtures: boolean;
+  /** Its own keys, when it has them. */
+  keys: ApiKey[] | undefined;
+}
+
+/** Told when a session starts or ends (a state file keeps them). */
+export interface SessionObserver {
+  opened(session: Session): void;
+  ended(session: Session): void;
 }
 
 /** How a session was created. */
@@ -46,6 +69,8 @@ export interface SessionCreation {
   ownKeys?: boolean;
   /** A run label: the session's report is kept for its run's report, after it ends too. */
   run?: string;
+  /** Who creates it (a tenant's name): kept with it, not read here. */
+  owner?: string;
 }
 
 export interface SessionRegistryOptions {
@@ -71,6 +96,8 @@ export class SessionRegistry {
   readonly #options: SessionRegistryOptions;
   readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
+  /** Told of sessions starting and ending (set by a state file). */
+  observer: SessionObserver | undefined = undefined;
 
   constructor(options: SessionRegistryOptions) {
     this.#options = options;
@@ -93,7 +120,7 @@ export class SessionRegistry {
    */
   create(
     dataset: Dataset,
-    { ownFixtures = false, expires = true, ownKeys = false, run }: SessionCreation = {},
+    { ownFixtures = false, expires = true, ownKeys = false, run, owner }: SessionCreation = {},
   ): Session {
     this.assertRoom();
     if (run !== undefined && !RUN_LABEL.test(run)) {
@@ -114,17 +141,54 @@ export class SessionRegistry {
         throw error;
       }
     }
-    const session: Session = { id, instance, expires, createdAt: now, lastUsedAt: now, run };
+    const session: Session = {
+      id,
+      instance,
+      expires,
+      createdAt: now,
+      lastUsedAt: now,
+      run,
+      ...(owner === undefined ? {} : { owner }),
+      ownFixtures,
+    };
+    this.#enter(session, keys);
+    return session;
+  }
+
+  /**
+   * Brings back a session a state file kept, under its id, over `dataset` (its reset point, its
+   * own keys put in again); `fill` restores its state before its keys and tokens are routed. Not
+   * capped (it was admitted before); a set of its own is counted against the budget, never refused.
+   */
+  restore(kept: RestoredSession, dataset: Dataset, fill: (instance: Instance) => void): Session {
+    const keys = kept.keys ? OwnKeys.from(kept.keys) : undefined;
+    const built = keys ? keys.apply(dataset) : dataset;
+    const instance = this.#options.createInstance(kept.id, built);
+    if (kept.ownFixtures) instance.holdFixtures(built, false);
+    fill(instance);
+    const { keys: _keys, ...rest } = kept;
+    const session: Session = { ...rest, instance };
+    this.#enter(session, keys);
+    return session;
+  }
+
+  #enter(session: Session, keys: OwnKeys | undefined): void {
+    const { instance } = session;
     if (keys) {
       instance.ownKeys = keys;
       keys.onChange = (added, removed) => this.#routeKeys(session, added, removed);
       this.#routeKeys(session, keys.list(), []);
       instance.fake.observeTokens(this.#tokenRoutes(session));
     }
-    this.#sessions.set(id, session);
-    if (run !== undefined) this.#options.runs?.join(run, id, instance);
+    this.#sessions.set(session.id, session);
+    if (session.run !== undefined) this.#options.runs?.join(session.run, session.id, instance);
+    this.observer?.opened(session);
     this.#startReaper();
-    return session;
+  }
+
+  /** The session with this id, not marked as used. */
+  get(id: string): Session | undefined {
+    return this.#sessions.get(id);
   }
 
   /** The session one of whose own keys has this ID, marked as used now. */
@@ -183,6 +247,7 @@ export class SessionRegistry {
   delete(id: string): boolean {
     const session = this.#sessions.get(id);
     if (session === undefined) return false;
+    this.observer?.ended(session);
     this.#options.runs?.leave(id);
     session.instance.dispose();
     this.#sessions.delete(id);
@@ -205,6 +270,7 @@ export class SessionRegistry {
     const removed: string[] = [];
     for (const [id, session] of this.#sessions) {
       if (session.expires && session.lastUsedAt <= cutoff) {
+        this.observer?.ended(session);
         this.#options.runs?.leave(id);
         session.instance.dispose();
         this.#sessions.delete(id);

@@ -3,9 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_OPTIONS, pickSettings } from '../../src/config.js';
+import { createOperationValidators } from '../../src/contract/request-validator.js';
+import { loadSpec } from '../../src/contract/spec-document.js';
+import { createInstance } from '../../src/harness/instance.js';
+import { ServerPowers } from '../../src/harness/server-powers.js';
+import { SessionRegistry } from '../../src/harness/sessions.js';
+import { StateFile } from '../../src/harness/state-file.js';
 import { createMockServer, type MockServer } from '../../src/index.js';
 import { accessToken } from '../support/request-token.js';
-import { openState } from '../support/state-file-kit.js';
+import {
+  accepted,
+  issueToken,
+  nameOf,
+  newInstance,
+  openState,
+  rename,
+  SMALL_DATASET,
+} from '../support/state-file-kit.js';
 import { ACME_KEY, readSmallSet, SMALL_SET, textEntry } from '../support/test-server.js';
 
 /**
@@ -17,6 +32,7 @@ import { ACME_KEY, readSmallSet, SMALL_SET, textEntry } from '../support/test-se
 const dir = mkdtempSync(join(tmpdir(), 'fake-sessions-kept-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const validators = createOperationValidators(loadSpec().document);
 const RELEASE_2 = fileURLToPath(new URL('../fixtures/state-file/release-2.jsonl', import.meta.url));
 
 function open(stateFile: string, sessionIdleSeconds = 1800): Promise<MockServer> {
@@ -116,6 +132,62 @@ describe('sessions kept in the state file', () => {
       ).toEqual(['documents', 'counts', 'commit']);
     } finally {
       await mock.close();
+    }
+  }, 60_000);
+
+  it('come back from a log compacted while they changed: state, controls and ended sessions as written', async () => {
+    const path = join(dir, 'compacted.json');
+    const keep = () => {
+      const root = newInstance();
+      const registry = new SessionRegistry({
+        maxSessions: 10,
+        idleSeconds: 1800,
+        createInstance: (id, data) =>
+          createInstance(id, data, DEFAULT_OPTIONS, pickSettings(DEFAULT_OPTIONS)),
+      });
+      const powers = new ServerPowers({ root, sessions: registry, validators, operationIds: [] });
+      const file = new StateFile(path, { compactAfterBytes: 20_000 });
+      file.open(root, { registry, checks: powers.checks });
+      return { root, registry, file };
+    };
+    const first = keep();
+    const own = first.registry.create(SMALL_DATASET, { ownFixtures: true, ownKeys: true });
+    const shared = first.registry.create(first.root.fake.resetPoint());
+    const gone = first.registry.create(first.root.fake.resetPoint());
+    const fault = own.instance.faults.add({ path: '/api/*', status: 503, times: 3 });
+    await first.file.commit(own.instance);
+    first.registry.delete(gone.id);
+    for (let i = 0; i < 200; i++) {
+      rename(own.instance.fake, `own ${i}`);
+      rename(shared.instance.fake, `shared ${i}`);
+      await first.file.commit();
+    }
+    await first.file.compacting;
+    expect(first.file.compactions).toBeGreaterThan(0);
+    const token = issueToken(shared.instance.fake);
+    await first.file.commit();
+    first.file.close();
+
+    const second = keep();
+    try {
+      expect(
+        second.registry
+          .list()
+          .map((s) => s.id)
+          .sort(),
+      ).toEqual([own.id, shared.id].sort());
+      const ownBack = second.registry.get(own.id)?.instance;
+      const sharedBack = second.registry.get(shared.id)?.instance;
+      if (!ownBack || !sharedBack) throw new Error('not restored');
+      expect(nameOf(ownBack.fake)).toBe('own 199');
+      expect(nameOf(sharedBack.fake)).toBe('shared 199');
+      expect(accepted(sharedBack.fake, token)).toBe(true);
+      expect(ownBack.ownKeys?.list()).toEqual(own.instance.ownKeys?.list());
+      expect(ownBack.faults.list().map((f) => [f.id, f.times])).toEqual([[fault.id, 3]]);
+      // The root was not changed by any of it.
+      expect(nameOf(second.root.fake)).toBe('Dundee Office');
+    } finally {
+      second.file.close();
     }
   }, 60_000);
 

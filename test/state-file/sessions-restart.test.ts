@@ -136,21 +136,20 @@ const nameOf = (doc: Body) => (doc.details as { name?: { value?: { text?: string
 
 /** What a session's report and controls say, to compare across the restart. */
 async function configured(base: string) {
-  const [faults, rateLimits, expected, scenarios, report, settings] = await Promise.all(
-    ['faults', 'rate-limits', 'expected-violations', 'scenarios', 'report', 'settings'].map((what) =>
-      call('GET', `${base}/__admin/${what}`),
-    ),
-  );
-  const summary = (report?.body.summary ?? {}) as Body;
+  const read = async (what: string) => (await call('GET', `${base}/__admin/${what}`)).body;
+  const report = await read('report');
+  const summary = report.summary as Body;
   return {
-    faults: faults?.body,
+    faults: await read('faults'),
     // Each limit as set, with its counts; not how many subjects its current windows hold (they start afresh).
-    rateLimits: (rateLimits?.body.rateLimits as Body[]).map(({ subjects: _windows, ...limit }) => limit),
-    expected: expected?.body,
-    applied: (scenarios?.body as { applied?: unknown }).applied,
-    settings: settings?.body,
+    rateLimits: ((await read('rate-limits')).rateLimits as Body[]).map(
+      ({ subjects: _windows, ...limit }) => limit,
+    ),
+    expected: await read('expected-violations'),
+    applied: (await read('scenarios')).applied,
+    settings: await read('settings'),
     counts: {
-      total: (report?.body.requests as { total?: number }).total,
+      total: (report.requests as { total: number }).total,
       violatingRequests: summary.violatingRequests,
       requestsWithNotices: summary.requestsWithNotices,
       expectedViolations: summary.expectedViolations,

@@ -37,6 +37,8 @@ import {
   endLine,
   keysLine,
   readStateFile,
+  runClearedLine,
+  runEndedLine,
   type SessionBack,
   type SessionMeta,
   type SessionSnapshot,
@@ -176,6 +178,20 @@ export class StateFile {
           opened: (session) => this.#opened(session),
           ended: (session) => this.#ended(session),
         };
+        const runs = sessions.registry.runs;
+        if (runs) {
+          runs.observer = {
+            ended: (label, part) => this.#pending.push(runEndedLine(label, part)),
+            cleared: (label) => {
+              this.#pending.push(runClearedLine(label));
+              // Its live sessions' reports are cleared too: written with the clear.
+              for (const live of runs.liveInstances(label)) {
+                const t = live.id === undefined ? undefined : this.#sessions.get(live.id);
+                if (t) this.#touched.add(t);
+              }
+            },
+          };
+        }
         this.#activityTimer = setInterval(() => this.#saveActivity(), ACTIVITY_EVERY_MS);
         this.#activityTimer.unref();
       }
@@ -209,6 +225,13 @@ export class StateFile {
     if (exists) {
       const back = readStateFile(this.path, fake.settings);
       fake.restoreState(back);
+      const runs = this.#kept?.registry.runs;
+      if (runs) {
+        for (const { label, part } of back.runs) {
+          if (part) runs.restoreEnded(label, part);
+          else runs.clear(label);
+        }
+      }
       for (const session of back.sessions) this.#restoreSession(session);
       if (back.version === VERSION) {
         this.#fd = openLog(this.path);
@@ -546,7 +569,10 @@ export class StateFile {
     this.#closed = true;
     this.#epoch++;
     clearInterval(this.#activityTimer);
-    if (this.#kept) this.#kept.registry.observer = undefined;
+    if (this.#kept) {
+      this.#kept.registry.observer = undefined;
+      if (this.#kept.registry.runs) this.#kept.registry.runs.observer = undefined;
+    }
     for (const t of this.#sessions.values()) t.session.instance.fake.onChange = undefined;
     if (this.#instance) this.#instance.fake.onChange = undefined;
     if (this.#fd !== undefined) {
@@ -590,7 +616,11 @@ export class StateFile {
     const fake = this.#instance?.fake;
     if (!fake) throw new Error('no instance');
     const state = fake.persistentState();
-    return snapshotLines(state, this.#sessionSnapshots([...this.#sessions.values()], state.loaded));
+    return snapshotLines(
+      state,
+      this.#sessionSnapshots([...this.#sessions.values()], state.loaded),
+      this.#kept?.registry.runs?.endedRecords() ?? [],
+    );
   }
 
   /** Writes the whole state to a new file and renames it over the log (at start). */

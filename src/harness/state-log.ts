@@ -22,6 +22,11 @@
  *   {"t":"counts","s":id,"lastUsedAt":..,"counts":{coverage,verdict}}   its report's exact counts
  *   {"t":"end","s":id}                                       deleted or reaped
  *
+ * What the ended sessions of a run left for its report, folded in order at a restart:
+ *
+ *   {"t":"runEnded","run":label,"part":{...}}   a session of the run ended (its part of the report)
+ *   {"t":"runCleared","run":label}              the run's report was cleared
+ *
  * Version 2 files (the root only) and version 1 files (one JSON object, the whole state) are
  * still read, and carried on in this version.
  */
@@ -37,6 +42,7 @@ import { ApiError } from '../errors.js';
 import type { NoticeCode } from '../notices.js';
 import type { BehaviourId } from './behaviours.js';
 import type { KeptCoverage } from './coverage.js';
+import type { RunPart } from './run-part.js';
 import { RUN_LABEL } from './run-reports.js';
 import { mergeSettings } from './settings-input.js';
 import type { KeptVerdict } from './verdict-tally.js';
@@ -80,6 +86,15 @@ export const controlsLine = (s: string, controls: object): string => lineOf(s, '
 export const countsLine = (s: string, lastUsedAt: number, counts: object): string =>
   lineOf(s, 'counts', { lastUsedAt, counts });
 export const endLine = (s: string): string => lineOf(s, 'end');
+
+/** A run's part as a line: its maps as lists of pairs. */
+export const runEndedLine = (run: string, part: RunPart): string =>
+  line({
+    t: 'runEnded',
+    run,
+    part: { ...part, operations: [...part.operations], behaviours: [...part.behaviours] },
+  });
+export const runClearedLine = (run: string): string => line({ t: 'runCleared', run });
 
 /** What a snapshot writes of one session. */
 export interface SessionSnapshot {
@@ -134,10 +149,12 @@ const TOKENS_PER_LINE = 256;
 export function* snapshotLines(
   state: PersistentState,
   sessions: Iterable<SessionSnapshot> = [],
+  runs: Iterable<[string, RunPart]> = [],
 ): Generator<string> {
   yield headLine();
   yield* datasetLines(state.resetPoint);
   yield* stateLines(state);
+  for (const [run, part] of runs) yield runEndedLine(run, part);
   for (const session of sessions) {
     const s = session.meta.id;
     yield sessionLine(session.meta, session.base);
@@ -168,7 +185,7 @@ function* stateLines(state: PersistentState, s?: string): Generator<string> {
 /** A session read back from a state file (its controls and counts as read, checked by the caller). */
 export interface SessionBack {
   meta: SessionMeta;
-  state: Omit<ReadBack, 'committedBytes' | 'snapshotBytes' | 'fileBytes' | 'version' | 'sessions'>;
+  state: Omit<ReadBack, 'committedBytes' | 'snapshotBytes' | 'fileBytes' | 'version' | 'sessions' | 'runs'>;
   /** Its `controls` as read, and where (checked against the spec by whoever restores them). */
   controls: { value: unknown; where: string } | undefined;
   counts: KeptCounts | undefined;
@@ -185,6 +202,8 @@ export interface KeptCounts {
 /** A state file read back: the state, and how many bytes of the file hold committed groups. */
 export interface ReadBack {
   sessions: SessionBack[];
+  /** What ended sessions left for their runs' reports, in order (`part` undefined: the run was cleared). */
+  runs: Array<{ label: string; part: RunPart | undefined }>;
   version: number;
   resetPoint: Dataset;
   changed: Dataset['documents'];
@@ -210,6 +229,8 @@ class Replay {
   settings: Record<string, unknown> = {};
   clockOffsetSeconds = 0;
   #loading: RawResetPoint | undefined;
+  /** The root's replay only: what ended sessions left for their runs, in order. */
+  readonly runs: Array<{ label: string; part: RunPart | undefined }> = [];
   /** The root's replay only: the sessions started and not ended so far. */
   readonly sessions = new Map<
     string,
@@ -266,6 +287,16 @@ class Replay {
       case 'clock':
         this.clockOffsetSeconds = checkOffset(record.offsetSeconds, at('offsetSeconds'));
         return;
+      case 'runEnded':
+      case 'runCleared':
+        if (this.ofSession) throw new ConfigError(`${at('t')}: a run's record inside a session`);
+        if (typeof record.run !== 'string' || !RUN_LABEL.test(record.run))
+          throw new ConfigError(`${at('run')}: must be a run label`);
+        this.runs.push({
+          label: record.run,
+          part: record.t === 'runEnded' ? checkRunPart(record.part, at) : undefined,
+        });
+        return;
       default:
         throw new ConfigError(`${at('t')}: unknown record ${JSON.stringify(record.t)}`);
     }
@@ -315,7 +346,7 @@ class Replay {
   /** The sessions replayed, each checked as the root is. */
   finishSessions(current: Settings, source: string): SessionBack[] {
     return [...this.sessions.values()].map(({ meta, replay, controls, counts }) => {
-      const { sessions: _none, ...state } = replay.finish(current, source);
+      const { sessions: _none, runs: _noRuns, ...state } = replay.finish(current, source);
       return { meta, state, controls, counts, baseIsRoot: replay.resetPoint === this.resetPoint };
     });
   }
@@ -337,6 +368,7 @@ class Replay {
       clockOffsetSeconds: this.clockOffsetSeconds,
       settings,
       sessions: this.ofSession ? [] : this.finishSessions(current, source),
+      runs: this.runs,
     };
   }
 }
@@ -394,6 +426,39 @@ function checkPairs<K extends string>(value: unknown, where: string): Array<[K, 
       throw new ConfigError(`${where}[${i}]: must be [name, count]`);
   });
   return value as Array<[K, number]>;
+}
+
+/** A `runEnded` line's part: its lists as lists, its counts as counts, its pairs made maps again. */
+function checkRunPart(value: unknown, at: (key: string) => string): RunPart {
+  if (!isObject(value)) throw new ConfigError(`${at('part')}: must be an object`);
+  for (const key of ['sessions', 'violations', 'expectedViolations', 'notices', 'unmetExpectations'])
+    if (!Array.isArray(value[key]) || !(value[key] as unknown[]).every(isObject))
+      throw new ConfigError(`${at(`part.${key}`)}: must be a list of objects`);
+  for (const key of ['sessionsNotListed', 'findingsDropped'])
+    if (!isCount(value[key])) throw new ConfigError(`${at(`part.${key}`)}: must be a count`);
+  checkTime(value.since, at('part.since'));
+  const requests = value.requests;
+  if (!isObject(requests) || !['total', 'held', 'noLongerHeld'].every((k) => isCount(requests[k])))
+    throw new ConfigError(`${at('part.requests')}: must be {total, held, noLongerHeld} counts`);
+  const summary = value.summary;
+  if (
+    !isObject(summary) ||
+    !isObject(summary.noticeCodes) ||
+    ![
+      'violatingRequests',
+      'requestsWithNotices',
+      'expectedViolations',
+      'unmetExpectations',
+      'violationsNotListed',
+      'noticesNotListed',
+    ].every((k) => isCount(summary[k]))
+  )
+    throw new ConfigError(`${at('part.summary')}: must be a report's summary of counts`);
+  return {
+    ...(value as unknown as RunPart),
+    operations: new Map(checkPairs(value.operations, at('part.operations'))),
+    behaviours: new Map(checkPairs(value.behaviours, at('part.behaviours'))),
+  };
 }
 
 /** A `counts` line's counts, each a whole number of at least 0 (the lists checked as lists). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,42 @@ describe('sessions kept in the state file', () => {
       // The exact counts come back; the findings listed do not (like the journal), and say so.
       expect(report.summary).toEqual({ ...before.summary, violationsNotListed: 1, noticesNotListed: 1 });
       expect(report.requests.total).toBe(before.requests.total);
+    } finally {
+      await second.close();
+    }
+  }, 60_000);
+
+  it("keep a run's report of the sessions that ended before the restart, from the file as an acknowledged delete left it", async () => {
+    const file = join(dir, 'run.json');
+    const first = await open(file);
+    const url = await first.listen(0, '127.0.0.1');
+    const created = (await (
+      await fetch(`${url}/__admin/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ run: 'ci-77' }),
+      })
+    ).json()) as { id: string };
+    const base = `${url}/sessions/${created.id}`;
+    const token = await accessToken(base, ACME_KEY);
+    await fetch(`${base}/api/v2/documents/abc`, { headers: { 'x-access-token': token } });
+    expect((await fetch(`${url}/__admin/sessions/${created.id}`, { method: 'DELETE' })).status).toBe(200);
+    // The file as the acknowledged delete left it: what a kill -9 now would leave.
+    const crashed = join(dir, 'run-crashed.json');
+    copyFileSync(file, crashed);
+    const before = (await (await fetch(`${url}/__admin/report?run=ci-77`)).json()) as {
+      summary: Record<string, number>;
+      sessions: unknown;
+    };
+    expect(before.summary.violatingRequests).toBe(1);
+    await first.close();
+
+    const second = await open(crashed);
+    try {
+      const again = await second.listen(0, '127.0.0.1');
+      const report = (await (await fetch(`${again}/__admin/report?run=ci-77`)).json()) as typeof before;
+      expect(report.summary).toEqual(before.summary);
+      expect(report.sessions).toEqual(before.sessions);
     } finally {
       await second.close();
     }

@@ -211,10 +211,6 @@ describe('sessions kept in the state file', () => {
     await call('GET', `${P}/api/v2/documents?resultsPerPage=5`, undefined, auth);
     // The last change acknowledged: the session's clock, with which its counts are written.
     expect((await call('POST', `${P}/__admin/clock`, { advanceSeconds: 300 })).status).toBe(200);
-    const before = await configured(P);
-    expect(before.counts.violatingRequests).toBeGreaterThan(0);
-    expect(before.counts.expectedViolations).toBeGreaterThan(0);
-    expect(before.counts.requestsWithNotices).toBeGreaterThan(0);
 
     // Own keys, at the root URL.
     const ownKey = own.keys?.find((k) => k.keyId.length > 0);
@@ -254,7 +250,22 @@ describe('sessions kept in the state file', () => {
     );
     expect(proxyPatch.status).toBe(200);
 
+    // Concurrent writes to a session, each acknowledged: all of them are on disk.
+    const labels = Array.from({ length: 20 }, (_, i) => `concurrent ${i}`);
+    const created = await Promise.all(
+      labels.map((title) =>
+        call('PATCH', `${P}/api/v2/documents`, [{ templateUid: '79', id: '', title, clientId: 41001 }], auth),
+      ),
+    );
+    expect(created.map((c) => c.status)).toEqual(labels.map(() => 200));
+    const before = await configured(P);
+    expect(before.counts.violatingRequests).toBeGreaterThan(0);
+    expect(before.counts.expectedViolations).toBeGreaterThan(0);
+    expect(before.counts.requestsWithNotices).toBeGreaterThan(0);
+
     expect((await call('DELETE', `${root}/__admin/sessions/${deleted.id}`)).status).toBe(200);
+    // A session's counts move with every request, reads included, and are written within a second.
+    await new Promise((done) => setTimeout(done, 2_500));
     await killChild(first.child);
 
     const second = await start(file);
@@ -265,6 +276,9 @@ describe('sessions kept in the state file', () => {
     expect(read.status).toBe(200); // the token issued before the crash
     expect(nameOf(read.body)).toBe('Kept in a session');
     expect((await call('GET', `${P2}/__admin/clock`)).body.offsetSeconds).toBe(300);
+    const state = (await call('GET', `${P2}/__admin/state`)).body as { documents: Array<{ label: string }> };
+    const kept = new Set(state.documents.map((d) => d.label));
+    expect(labels.filter((l) => !kept.has(l))).toEqual([]);
     // The fault still applies (same id, its remaining times counted on).
     expect((await call('GET', `${P2}/api/v2/documents/101102`, undefined, auth)).status).toBe(503);
     // The root was not touched by any of it.

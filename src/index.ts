@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { resolve } from 'node:path';
+import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { markServed } from './compile-cache.js';
 import {
@@ -28,6 +29,7 @@ import { createApp } from './http/app.js';
 import { createAdminHandlers } from './http/handlers/admin-handlers.js';
 import { createVendorHandlers } from './http/handlers/vendor-handlers.js';
 import { createListeners } from './http/listeners.js';
+import { type RequestState, stateOf } from './http/request-state.js';
 import { createLogger } from './logger.js';
 import { MemoryBudget } from './memory-budget.js';
 import { resolveOptions } from './options/resolve.js';
@@ -235,6 +237,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
           app: served,
           given: givenSettings(rest, settings),
           logger,
+          sessions,
+          checks: powers.checks,
+          // The request's state, once the app has put it on the response (undefined before).
+          servedBy: (res) => (stateOf(res as Response) as RequestState | undefined)?.instance,
         });
   const app = kept?.app ?? served;
   const listeners = createListeners({

@@ -463,6 +463,11 @@ export class Fake {
     };
   }
 
+  /** Stands for the reset point, as `persistentState().loaded` does, without making the rest. */
+  get resetPointMarker(): object {
+    return this.#loaded;
+  }
+
   /** Back to a state `persistentState()` described: `changed` are validated documents of `resetPoint`'s catalogue. */
   restoreState(state: RestoredState): void {
     this.load(state.resetPoint);

@@ -148,6 +148,25 @@ export class ExpectedViolations {
     return this.#declarations.length;
   }
 
+  /** The declarations as a state file keeps them (as listed, `met` included). */
+  keep(): ExpectedViolationView[] {
+    return this.list();
+  }
+
+  /** Puts back declarations `keep` described; `check` checks each as the admin API does. */
+  restore(
+    kept: readonly ExpectedViolationView[],
+    check: (input: ExpectedViolationInput) => ExpectedViolationInput,
+  ): void {
+    this.#declarations = [];
+    for (const { id, met, ...input } of kept) {
+      this.add(check(input));
+      const declaration = this.#declarations.at(-1) as Declaration;
+      declaration.id = id;
+      declaration.met = met;
+    }
+  }
+
   /**
    * `violations` of a request with those covered by the first matching declaration not yet met
    * marked `expected: true` (new objects, in a new list; the same list when none matches).

@@ -266,6 +266,64 @@ export class FaultList {
   get bytes(): number {
     return this.#held.bytes;
   }
+
+  /** The faults as a state file keeps them: each as given, with its id and how far it has come. */
+  keep(): KeptFault[] {
+    return this.#faults.map((f) => ({
+      id: f.id,
+      input: inputOf(f),
+      remaining: f.remaining,
+      hits: f.hits,
+      skip: f.skip,
+      matched: f.matched,
+      chanceState: f.chance?.state,
+    }));
+  }
+
+  /** Puts back faults `keep` described; `check` checks each input as the admin API does (throws on a bad one). */
+  restore(kept: readonly KeptFault[], check: (input: FaultInput) => FaultInput): void {
+    this.#faults = [];
+    for (const k of kept) {
+      const fault = this.add(check(k.input));
+      fault.id = k.id;
+      fault.remaining =
+        Number.isSafeInteger(k.remaining) && (k.remaining as number) > 0 ? k.remaining : undefined;
+      fault.hits = k.hits;
+      fault.skip = k.skip;
+      fault.matched = k.matched;
+      if (fault.chance && k.chanceState !== undefined)
+        fault.chance = new SeededChance(fault.chance.probability, fault.chance.seed, k.chanceState);
+    }
+  }
+}
+
+/** A fault as a state file keeps it (`FaultList.keep`). */
+export interface KeptFault {
+  id: string;
+  input: FaultInput;
+  remaining: number | undefined;
+  hits: number;
+  skip: number;
+  matched: number;
+  chanceState: number | undefined;
+}
+
+/** The input a fault was made from (with its seed, drawn when none was given). */
+function inputOf(f: Fault): FaultInput {
+  const input: FaultInput = {};
+  if (f.method !== undefined) input.method = f.method;
+  if (f.path !== undefined) input.path = f.path;
+  if (f.status !== undefined) input.status = f.status;
+  if (f.hasBody) input.body = f.body;
+  if (f.delayMs > 0) input.delayMs = f.delayMs;
+  if (f.drop) input.drop = true;
+  if (f.headers) input.headers = { ...f.headers };
+  if (f.chance) {
+    input.probability = f.chance.probability;
+    input.seed = f.chance.seed;
+  }
+  if (f.skipped > 0) input.after = f.skipped;
+  return input;
 }
 
 /** Counts a match of `fault`: whether it applies to it (past `after`, and its chance drawn). */

@@ -90,12 +90,13 @@ export class Instance {
    * Counts `dataset` as this instance's own fixture set, in place of the one it held: throws
    * `memoryBudget` (nothing changed) when it does not fit. Call before `load`.
    */
-  holdFixtures(dataset: Dataset): void {
+  holdFixtures(dataset: Dataset, refuse = true): void {
     const bytes = datasetBytes(dataset);
     const budget = this.#memory?.budget;
     if (budget) {
       const delta = bytes - this.#fixturesBytes;
-      if (delta > 0) budget.reserve('fixtures', delta);
+      if (delta > 0 && refuse) budget.reserve('fixtures', delta);
+      else if (delta > 0) budget.add('fixtures', delta);
       else budget.release('fixtures', -delta);
     }
     this.#fixturesBytes = bytes;

@@ -49,6 +49,14 @@ export interface RateLimitView {
   subjects: number;
 }
 
+/** A limit as a state file keeps it (`RateLimitList.keep`). */
+export interface KeptRateLimit {
+  id: string;
+  input: RateLimitInput;
+  counted: number;
+  refused: number;
+}
+
 interface Window {
   startMs: number;
   endMs: number;
@@ -143,6 +151,23 @@ export class RateLimitList {
     for (const limit of this.#limits) this.#forget(limit);
     this.#limits = [];
     this.#held.releaseAll();
+  }
+
+  /** The limits as a state file keeps them: each as given, with its id and counts (not its windows). */
+  keep(): KeptRateLimit[] {
+    return this.#limits.map((l) => ({ id: l.id, input: l.input, counted: l.counted, refused: l.refused }));
+  }
+
+  /** Puts back limits `keep` described; `check` checks each input as the admin API does. Windows start afresh. */
+  restore(kept: readonly KeptRateLimit[], check: (input: RateLimitInput) => RateLimitInput): void {
+    this.clear();
+    for (const k of kept) {
+      const id = this.add(check(k.input));
+      const limit = this.#limits.find((l) => l.id === id) as RateLimit;
+      limit.id = k.id;
+      limit.counted = k.counted;
+      limit.refused = k.refused;
+    }
   }
 
   /** Bytes its counters are counted as in the budget. */

@@ -6,6 +6,8 @@ import type { Instance } from './instance.js';
 import { buildReport, type Report } from './report.js';
 import { combineParts, partOf, type RunPart, reportOfRun } from './run-part.js';
 
+export type { RunPart } from './run-part.js';
+
 /**
  * The reports of runs: sessions created with a run label (`POST /__admin/sessions {"run": ...}`)
  * are reported together by the root (`GET /__admin/report?run=<label>`), the live ones from what
@@ -55,8 +57,18 @@ export interface RunReportsOptions {
   budget?: MemoryAccount;
 }
 
+/** Told of what changes a run's record of its ended sessions (a state file keeps the records). */
+export interface RunObserver {
+  /** A session of run `label` ended: `part` is what it left, folded into the run's record. */
+  ended(label: string, part: RunPart): void;
+  /** The run's report was cleared. */
+  cleared(label: string): void;
+}
+
 export class RunReports {
   readonly #runs = new Map<string, Run>();
+  /** Told of ended sessions' parts and clears (set by a state file). */
+  observer: RunObserver | undefined = undefined;
   /** Session id → its run. */
   readonly #sessions = new Map<string, Run>();
   readonly #options: RunReportsOptions;
@@ -93,6 +105,23 @@ export class RunReports {
     this.#sessions.delete(id);
     run.live.delete(id);
     const part = partOf(id, false, buildReport(session.instance, this.#options.operationIds));
+    this.observer?.ended(run.label, part);
+    this.#fold(run, part);
+  }
+
+  /** What an ended session of run `label` left, read back from a state file. */
+  restoreEnded(label: string, part: RunPart): void {
+    this.#fold(this.#run(label), part);
+  }
+
+  /** The records of the runs' ended sessions (a state file's snapshot writes them). */
+  endedRecords(): Array<[string, RunPart]> {
+    const records: Array<[string, RunPart]> = [];
+    for (const run of this.#runs.values()) if (run.ended) records.push([run.label, run.ended]);
+    return records;
+  }
+
+  #fold(run: Run, part: RunPart): void {
     const limit = this.#options.findingsLimit;
     this.#setEnded(run, run.ended === undefined ? part : combineParts(run.ended, part, limit));
     this.#touch(run);
@@ -124,6 +153,7 @@ export class RunReports {
   clear(label: string): boolean {
     const run = this.#runs.get(label);
     if (run === undefined) return false;
+    this.observer?.cleared(label);
     for (const { instance } of run.live.values()) instance.clearReport();
     this.#setEnded(run, undefined);
     if (run.live.size === 0) this.#runs.delete(label);

@@ -62,6 +62,8 @@ export interface AppliedView {
 interface Applied {
   id: string;
   name: string;
+  /** As given (kept by a state file, which applies it again at a restart). */
+  input: Record<string, unknown>;
   parameters?: Record<string, number>;
   steps?: { step: ScenarioStep; done: boolean }[];
   faults: string[];
@@ -166,6 +168,7 @@ export class ScenarioList {
     const applied: Applied = {
       id: randomBytes(6).toString('base64url'),
       name,
+      input,
       faults: [],
       rateLimits: [],
       seen: 0,
@@ -217,6 +220,56 @@ export class ScenarioList {
   /** Applies the scenarios given at start again (the instance was reset, its faults and limits cleared). */
   restoreStanding(): void {
     for (const { input, checks } of this.#standing) this.apply(input, checks, 'body', false);
+  }
+
+  /**
+   * The applied scenarios as a state file keeps them: each as given, with its id, the ids of the
+   * faults and limits it installed (kept with theirs), which steps ran, and whether it fired.
+   */
+  keep(): KeptScenario[] {
+    return this.#applied.map((a) => ({
+      id: a.id,
+      input: a.input,
+      done: a.steps?.map((s) => s.done),
+      faults: [...a.faults],
+      rateLimits: [...a.rateLimits],
+      seen: a.seen,
+      spent: a.spent,
+    }));
+  }
+
+  /**
+   * Puts back scenarios `keep` described, checked again in full, without running a step or
+   * installing anything again (the faults and limits they installed are restored with theirs).
+   * What a built-in scenario watched (tokens' lists, documents read) starts afresh.
+   */
+  restore(kept: readonly KeptScenario[], checks: StepChecks, location: string): void {
+    this.#applied = [];
+    kept.forEach((k, i) => {
+      const at = `${location}[${i}].input`;
+      const name = String(k.input.name);
+      const a: Applied = {
+        id: k.id,
+        name,
+        input: k.input,
+        faults: [...k.faults],
+        rateLimits: [...k.rateLimits],
+        seen: k.seen,
+        spent: k.spent,
+      };
+      if (k.input.steps !== undefined) {
+        const steps = parseSteps(k.input.steps, `${at}/steps`, checks);
+        a.steps = steps.map((step, n) => ({ step, done: k.done?.[n] === true }));
+      } else {
+        const definition = scenarioOf(name);
+        if (!definition)
+          throw new ApiError('invalidBody', `invalid scenario: ${at}/name is not a built-in scenario`);
+        a.parameters = parametersOf(definition, k.input, at);
+        if (name === 'token-expires-mid-crawl') a.listsByToken = new Remembered(this.budget);
+        if (name === 'changed-under-you') a.read = new Remembered(this.budget);
+      }
+      this.#applied.push(a);
+    });
   }
 
   /** Removes every applied scenario and what it installed. */
@@ -332,6 +385,18 @@ export class ScenarioList {
     a.listsByToken?.clear();
     a.read?.clear();
   }
+}
+
+/** An applied scenario as a state file keeps it (`ScenarioList.keep`). */
+export interface KeptScenario {
+  id: string;
+  input: Record<string, unknown>;
+  /** Per step (a scenario of steps): whether it ran. */
+  done: boolean[] | undefined;
+  faults: string[];
+  rateLimits: string[];
+  seen: number;
+  spent: boolean | undefined;
 }
 
 /** changed-under-you's edit: the label and the first text detail (a string, or an entry's value text) gain a suffix. */

@@ -33,6 +33,27 @@ export interface Session {
   run: string | undefined;
   /** The name of the tenant that created and owns it; undefined for the operator's. */
   owner: string | undefined;
+  /** Whether it holds a fixture set of its own (counted against the memory budget). */
+  ownFixtures: boolean;
+}
+
+/** A session as a state file brings it back: what it was, minus its instance. */
+export interface RestoredSession {
+  id: string;
+  expires: boolean;
+  createdAt: number;
+  lastUsedAt: number;
+  run: string | undefined;
+  owner?: string;
+  ownFixtures: boolean;
+  /** Its own keys, when it has them. */
+  keys: ApiKey[] | undefined;
+}
+
+/** Told when a session starts or ends (a state file keeps them). */
+export interface SessionObserver {
+  opened(session: Session): void;
+  ended(session: Session): void;
 }
 
 /** How a session was created. */
@@ -83,6 +104,8 @@ export class SessionRegistry {
   readonly #options: SessionRegistryOptions;
   readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
+  /** Told of sessions starting and ending (set by a state file). */
+  observer: SessionObserver | undefined = undefined;
 
   constructor(options: SessionRegistryOptions) {
     this.#options = options;
@@ -162,17 +185,41 @@ export class SessionRegistry {
       lastUsedAt: now,
       run,
       owner: owner?.name,
+      ownFixtures,
     };
+    this.#enter(session, keys);
+    return session;
+  }
+
+  /**
+   * Brings back a session a state file kept, under its id, over `dataset` (its reset point, its
+   * own keys put in again); `fill` restores its state before its keys and tokens are routed. Not
+   * capped (it was admitted before); a set of its own is counted against the budget, never refused.
+   */
+  restore(kept: RestoredSession, dataset: Dataset, fill: (instance: Instance) => void): Session {
+    const keys = kept.keys ? OwnKeys.from(kept.keys) : undefined;
+    const built = keys ? keys.apply(dataset) : dataset;
+    const instance = this.#options.createInstance(kept.id, built, kept.owner);
+    if (kept.ownFixtures) instance.holdFixtures(built, false);
+    fill(instance);
+    const { keys: _keys, ...rest } = kept;
+    const session: Session = { ...rest, owner: kept.owner, instance };
+    this.#enter(session, keys);
+    return session;
+  }
+
+  #enter(session: Session, keys: OwnKeys | undefined): void {
+    const { instance } = session;
     if (keys) {
       instance.ownKeys = keys;
       keys.onChange = (added, removed) => this.#routeKeys(session, added, removed);
       this.#routeKeys(session, keys.list(), []);
       instance.fake.observeTokens(this.#tokenRoutes(session));
     }
-    this.#sessions.set(id, session);
-    if (run !== undefined) this.#runsOf(owner?.name)?.join(run, id, instance);
+    this.#sessions.set(session.id, session);
+    if (session.run !== undefined) this.#runsOf(session.owner)?.join(session.run, session.id, instance);
+    this.observer?.opened(session);
     this.#startReaper();
-    return session;
   }
 
   /** The session one of whose own keys has this ID, marked as used now. */
@@ -231,6 +278,7 @@ export class SessionRegistry {
   delete(id: string): boolean {
     const session = this.#sessions.get(id);
     if (session === undefined) return false;
+    this.observer?.ended(session);
     this.#runsOf(session.owner)?.leave(id);
     session.instance.dispose();
     this.#sessions.delete(id);
@@ -253,6 +301,7 @@ export class SessionRegistry {
     const removed: string[] = [];
     for (const [id, session] of this.#sessions) {
       if (session.expires && session.lastUsedAt <= cutoff) {
+        this.observer?.ended(session);
         this.#runsOf(session.owner)?.leave(id);
         session.instance.dispose();
         this.#sessions.delete(id);

@@ -71,7 +71,10 @@ describe('sessions kept in the state file', () => {
     const file = join(dir, 'counts.json');
     const first = await open(file);
     const url = await first.listen(0, '127.0.0.1');
-    const created = first.sessions.create(first.root.fake.resetPoint(), { owner: { name: 'team-a', maxSessions: undefined }, run: 'r-1' });
+    const created = first.sessions.create(first.root.fake.resetPoint(), {
+      owner: { name: 'team-a', maxSessions: undefined },
+      run: 'r-1',
+    });
     const base = `${url}/sessions/${created.id}`;
     const token = await accessToken(base, ACME_KEY);
     // Reads only (no change held until saved): a notice (pageNum omitted) and a violation.

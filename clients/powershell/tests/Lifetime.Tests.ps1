@@ -30,12 +30,15 @@ Describe 'a fake started by the module ends with the PowerShell that started it'
         @{ How = 'is killed'; Ending = 'Start-Sleep -Seconds 600'; Kill = $true }
     ) {
         $info = Join-Path $TestDrive ([guid]::NewGuid().ToString('N') + '.txt')
+        # The script ends only once the test has seen its fake answer (else a quick exit races the check).
+        $go = Join-Path $TestDrive ([guid]::NewGuid().ToString('N') + '.go')
         $script = Join-Path $TestDrive ([guid]::NewGuid().ToString('N') + '.ps1')
         Set-Content -LiteralPath $script -Value @"
 `$ErrorActionPreference = 'Stop'
 Import-Module '$module'
 `$fake = Start-PassportalFake -UseNode
 Set-Content -LiteralPath '$info' -Value "`$(`$fake.Process.Id) `$(`$fake.BaseUrl)"
+while (-not (Test-Path -LiteralPath '$go')) { Start-Sleep -Milliseconds 100 }
 $Ending
 "@
         $runner = Start-Process -FilePath $pwsh -ArgumentList @('-NoProfile', '-NonInteractive', '-File', $script) -PassThru `
@@ -45,6 +48,7 @@ $Ending
             $started | Should -BeTrue -Because "the script starts a fake ($(Get-Content -Raw (Join-Path $TestDrive 'err.txt')))"
             $fakeId, $url = (Get-Content -Raw -LiteralPath $info).Trim() -split ' '
             (Invoke-RestMethod "$url/__admin/health" -NoProxy).status | Should -Be 'ok'
+            Set-Content -LiteralPath $go -Value 'go'
             if ($Kill) { Stop-Process -Id $runner.Id -Force }
             Wait-Until { $runner.HasExited } 60 | Should -BeTrue
             Wait-Until { -not (Test-Running $fakeId) } 15 | Should -BeTrue -Because 'the fake ends when the PowerShell that started it is gone'

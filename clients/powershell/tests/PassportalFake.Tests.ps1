@@ -83,13 +83,13 @@ Describe 'Start-PassportalFake and Stop-PassportalFake' {
     It 'fails when its own node dies, even when another process answers on the port it asked for' {
         # The port is taken by the fake of BeforeAll, whose health answers 200 there.
         $port = ([uri]$fake.BaseUrl).Port
-        $err = { Start-PassportalFake @start -Port $port -TimeoutSeconds 60 } | Should -Throw -PassThru
+        $err = { Start-PassportalFake -UseNode -Port $port -TimeoutSeconds 60 } | Should -Throw -PassThru
         $err.Exception.Message | Should -BeLike '*did not start*EADDRINUSE*'
         (Get-PassportalFakeHealth -Fake $fake).status | Should -Be 'ok'
     }
 
     It "takes the URL the fake announces: its own process answers there, on a port no one chose for it beforehand" {
-        $other = Start-PassportalFake @start
+        $other = Start-PassportalFake -UseNode
         try {
             $other.BaseUrl | Should -Not -Be $fake.BaseUrl
             $other.Process.HasExited | Should -BeFalse

@@ -53,6 +53,7 @@ export type {
   UnmetExpectation,
 } from './harness/expected-violations.js';
 export type { FaultInput, FaultView } from './harness/faults.js';
+export type { Har, HarEntry, HarFindings } from './harness/har.js';
 export type { InstanceControls } from './harness/instance-controls.js';
 export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
 export { fakeMatchers, type MatcherResult } from './harness/matchers.js';
@@ -166,7 +167,15 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings, memory),
   });
   const validators = createOperationValidators(spec.document);
-  const powers = new ServerPowers({ root, sessions, validators, operationIds, runs, memory: memory.budget });
+  const powers = new ServerPowers({
+    root,
+    sessions,
+    validators,
+    operationIds,
+    runs,
+    memory: memory.budget,
+    adminToken: options.adminToken,
+  });
   if (options.scenario !== undefined) applyScenarioFiles(options.scenario, root, powers.checks);
   const fixturesPath = typeof fixtures === 'string' ? fixtures : options.fixtures;
   if (options.watch && fixturesPath === undefined)

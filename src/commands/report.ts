@@ -62,7 +62,9 @@ function buildCommand(): Command {
     .description('Write the report of a running fake or session and apply CI gates (docs/reports.md)')
     .requiredOption('--url <url>', 'the fake or session URL, e.g. http://127.0.0.1:4010 or .../sessions/ci')
     .addOption(
-      new Option('--format <format>', 'the report format').choices(REPORT_FORMATS).default('markdown'),
+      new Option('--format <format>', 'the report format (har: the journal as an HTTP Archive, gates from the report)')
+        .choices([...REPORT_FORMATS, 'har'])
+        .default('markdown'),
     )
     .option(
       '--run <label>',
@@ -98,7 +100,7 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   }
   const opts = command.opts<{
     url: string;
-    format: ReportFormat;
+    format: ReportFormat | 'har';
     run?: string;
     out?: string;
     failOn: FailOn;
@@ -114,10 +116,19 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
     );
     return 2;
   }
+  if (opts.format === 'har' && opts.run !== undefined) {
+    process.stderr.write(
+      'error: --format har with --run: an HTTP Archive is one instance\'s journal; give a session\'s URL (--url .../sessions/ID) without --run\n',
+    );
+    return 2;
+  }
   const admin = createAdminClient(url.href, { adminToken: opts.adminToken ?? env.ADMIN_TOKEN ?? undefined });
   let report: Report;
+  let text: string;
   try {
     report = opts.run === undefined ? await admin.report() : await admin.report({ run: opts.run });
+    text =
+      opts.format === 'har' ? `${JSON.stringify(await admin.har(), null, 2)}\n` : renderReport(report, opts.format);
   } catch (error) {
     const why =
       error instanceof AdminError
@@ -126,7 +137,6 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
     process.stderr.write(`error: no report: ${why}\n`);
     return 2;
   }
-  const text = renderReport(report, opts.format);
   if (opts.out === undefined) process.stdout.write(text);
   else {
     try {

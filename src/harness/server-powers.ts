@@ -33,6 +33,8 @@ export interface ServerPowersInput {
   runs?: RunReports;
   /** The server's memory budget, reported by the root's health. */
   memory?: MemoryBudget;
+  /** The admin token, which the HAR redacts wherever a client sent it. */
+  adminToken?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export class ServerPowers {
   readonly memory: MemoryBudget | undefined;
   readonly #controls = new WeakMap<Instance, InstanceControls>();
 
-  constructor({ root, sessions, validators, operationIds, runs, memory }: ServerPowersInput) {
+  constructor({ root, sessions, validators, operationIds, runs, memory, adminToken }: ServerPowersInput) {
     this.root = root;
     this.sessions = sessions;
     this.memory = memory;
@@ -59,6 +61,7 @@ export class ServerPowers {
       ) => ExpectedViolationInput,
       operationIds,
       runs,
+      secrets: [adminToken],
     };
   }
 

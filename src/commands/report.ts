@@ -62,7 +62,10 @@ function buildCommand(): Command {
     .description('Write the report of a running fake or session and apply CI gates (docs/reports.md)')
     .requiredOption('--url <url>', 'the fake or session URL, e.g. http://127.0.0.1:4010 or .../sessions/ci')
     .addOption(
-      new Option('--format <format>', 'the report format (har: the journal as an HTTP Archive, gates from the report)')
+      new Option(
+        '--format <format>',
+        'the report format (har: the journal as an HTTP Archive, gates from the report)',
+      )
         .choices([...REPORT_FORMATS, 'har'])
         .default('markdown'),
     )
@@ -118,7 +121,7 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   }
   if (opts.format === 'har' && opts.run !== undefined) {
     process.stderr.write(
-      'error: --format har with --run: an HTTP Archive is one instance\'s journal; give a session\'s URL (--url .../sessions/ID) without --run\n',
+      "error: --format har with --run: an HTTP Archive is one instance's journal; give a session's URL (--url .../sessions/ID) without --run\n",
     );
     return 2;
   }
@@ -128,7 +131,9 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   try {
     report = opts.run === undefined ? await admin.report() : await admin.report({ run: opts.run });
     text =
-      opts.format === 'har' ? `${JSON.stringify(await admin.har(), null, 2)}\n` : renderReport(report, opts.format);
+      opts.format === 'har'
+        ? `${JSON.stringify(await admin.har(), null, 2)}\n`
+        : renderReport(report, opts.format);
   } catch (error) {
     const why =
       error instanceof AdminError

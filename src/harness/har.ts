@@ -1,5 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { Buffer } from 'node:buffer';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Violation } from '../errors.js';
 import type { Notice } from '../notices.js';
 import { PACKAGE_VERSION } from '../package-root.js';
@@ -165,8 +165,16 @@ function entryOf(entry: JournalEntry, prefix: string, scrub: SecretScrubber): Ha
     via: entry.via,
     outcome: entry.outcome,
     ...(entry.fault === undefined ? {} : { fault: entry.fault }),
-    violations: entry.violations.map((v) => ({ ...v, location: scrub.text(v.location), message: scrub.text(v.message) })),
-    notices: entry.notices.map((n) => ({ ...n, location: scrub.text(n.location), message: scrub.text(n.message) })),
+    violations: entry.violations.map((v) => ({
+      ...v,
+      location: scrub.text(v.location),
+      message: scrub.text(v.message),
+    })),
+    notices: entry.notices.map((n) => ({
+      ...n,
+      location: scrub.text(n.location),
+      message: scrub.text(n.message),
+    })),
     behaviours: [...entry.behaviours],
   };
   const request: HarEntry['request'] = {
@@ -228,7 +236,10 @@ function entryOf(entry: JournalEntry, prefix: string, scrub: SecretScrubber): Ha
  * that must never show besides the instance's own (the admin token). Waits for pending response
  * checks, so each entry's findings are whole.
  */
-export async function harOf(instance: Instance, secrets: ReadonlyArray<string | undefined> = []): Promise<Har> {
+export async function harOf(
+  instance: Instance,
+  secrets: ReadonlyArray<string | undefined> = [],
+): Promise<Har> {
   const { journal } = instance;
   await journal.settled();
   const scrub = new SecretScrubber().add(...secrets, ...instance.fake.secretTexts());

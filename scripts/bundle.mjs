@@ -159,13 +159,17 @@ for (const [path, name] of deferred) {
 // declarations are copied beside them, so TypeScript reads them as CommonJS for a `require`.
 rmSync('dist/cjs', { recursive: true, force: true });
 await build({
-  entryPoints: { index: 'dist/index.js', testcontainers: 'dist/testcontainers/index.js' },
+  entryPoints: {
+    index: 'dist/index.js',
+    testcontainers: 'dist/testcontainers/index.js',
+    playwright: 'dist/playwright/index.js',
+  },
   outdir: 'dist/cjs',
   bundle: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20.19',
-  external: [...LAZY, 'testcontainers'].flatMap((name) => [name, `${name}/*`]),
+  external: [...LAZY, 'testcontainers', '@playwright/test'].flatMap((name) => [name, `${name}/*`]),
   define: { 'import.meta.url': '__fakeImportMetaUrl', __FAKE_BUILD_ID__: JSON.stringify(BUILD_ID) },
   plugins: [oneMimeTable],
   // Minified (names kept): a second copy of the code, kept small in the package.

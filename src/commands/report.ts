@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AdminError, createAdminClient } from '../client/admin-client.js';
-import type { UnmetExpectation } from '../harness/expected-violations.js';
-import { describeExpectation } from '../harness/no-violations.js';
 import { REPORT_FORMATS, type Report, type ReportFormat } from '../harness/report.js';
 import { renderReport } from '../harness/report-formats.js';
+import { FAIL_ON, type FailOn, failedGates } from '../harness/report-gates.js';
+
+export { FAIL_ON, type FailOn, failedGates };
 
 /**
  * `passportal-docs-fake report`: the step a CI job runs after its suite. It fetches the report of
@@ -13,41 +14,6 @@ import { renderReport } from '../harness/report-formats.js';
  * which); 2 a usage error, or no report could be had (fake unreachable, admin token refused).
  * See docs/reports.md.
  */
-
-export const FAIL_ON = ['violations', 'notices', 'none'] as const;
-export type FailOn = (typeof FAIL_ON)[number];
-
-function describeUnmet(u: UnmetExpectation): string {
-  return `${describeExpectation(u)}${u.session === undefined ? '' : ` (session ${u.session})`} met ${u.met} of ${u.times}`;
-}
-
-/** The gates a report fails, each as one line saying why; empty when it passes. */
-export function failedGates(report: Report, failOn: FailOn, minCoverage: number | undefined): string[] {
-  const failed: string[] = [];
-  // Exact counts: the lists may be bounded, the summary never is.
-  const { violatingRequests: violations, requestsWithNotices: notices, unmetExpectations } = report.summary;
-  if (failOn !== 'none' && violations > 0) {
-    failed.push(
-      `--fail-on ${failOn}: ${violations} request${violations === 1 ? '' : 's'} broke the contract`,
-    );
-  }
-  if (failOn !== 'none' && unmetExpectations > 0) {
-    const named = report.unmetExpectations.map(describeUnmet).join('; ');
-    failed.push(
-      `--fail-on ${failOn}: expected a violation that never came (${unmetExpectations} declaration${unmetExpectations === 1 ? '' : 's'}${named === '' ? '' : `: ${named}`})`,
-    );
-  }
-  if (failOn === 'notices' && notices > 0) {
-    failed.push(
-      `--fail-on notices: ${notices} request${notices === 1 ? '' : 's'} relied on something undocumented`,
-    );
-  }
-  const { percent, exercised, total } = report.coverage.behaviours;
-  if (minCoverage !== undefined && percent < minCoverage) {
-    failed.push(`--min-coverage ${minCoverage}: behaviours exercised ${exercised}/${total} (${percent}%)`);
-  }
-  return failed;
-}
 
 function percentage(value: string): number {
   const n = Number(value);

@@ -105,6 +105,11 @@ const resultOf = (title: RegExp): JsonResult => {
 };
 
 describe('the Playwright example against a real Chromium', () => {
+  it('is the suite docs/frontend.md shows, as it runs here', () => {
+    const doc = readFileSync('docs/frontend.md', 'utf8');
+    expect(doc).toContain(readFileSync('examples/playwright/tests/documents.spec.ts', 'utf8'));
+  });
+
   it('runs every test, and fails only the one whose backend breaks the contract', () => {
     expect(specs.map((s) => s.title).sort()).toEqual([
       'a backend that breaks the contract fails its test',

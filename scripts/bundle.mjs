@@ -164,7 +164,9 @@ const fixtureUsesMainEntry = {
   name: 'fixture-uses-main-entry',
   setup(build) {
     build.onResolve({ filter: /^\.\.\/index\.js$/ }, (args) =>
-      /[/\\]dist[/\\]playwright[/\\]/.test(args.importer) ? { path: './index.js', external: true } : undefined,
+      /[/\\]dist[/\\]playwright[/\\]/.test(args.importer)
+        ? { path: './index.js', external: true }
+        : undefined,
     );
   },
 };

@@ -160,16 +160,32 @@ for (const [path, name] of deferred) {
 // package.json of its own marks CommonJS. `import.meta.url` becomes this file's URL. The type
 // declarations are copied beside them, so TypeScript reads them as CommonJS for a `require`.
 rmSync('dist/cjs', { recursive: true, force: true });
+// The Playwright fixture loads the server only to start a fake in process: from the CommonJS
+// build of the package's main entry beside it, not from a second copy bundled into its own file.
+const fixtureUsesMainEntry = {
+  name: 'fixture-uses-main-entry',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/index\.js$/ }, (args) =>
+      /[/\\]dist[/\\]playwright[/\\]/.test(args.importer)
+        ? { path: './index.js', external: true }
+        : undefined,
+    );
+  },
+};
 await build({
-  entryPoints: { index: 'dist/index.js', testcontainers: 'dist/testcontainers/index.js' },
+  entryPoints: {
+    index: 'dist/index.js',
+    testcontainers: 'dist/testcontainers/index.js',
+    playwright: 'dist/playwright/index.js',
+  },
   outdir: 'dist/cjs',
   bundle: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20.19',
-  external: [...LAZY, 'testcontainers'].flatMap((name) => [name, `${name}/*`]),
+  external: [...LAZY, 'testcontainers', '@playwright/test'].flatMap((name) => [name, `${name}/*`]),
   define: { 'import.meta.url': '__fakeImportMetaUrl', __FAKE_BUILD_ID__: JSON.stringify(BUILD_ID) },
-  plugins: [oneMimeTable],
+  plugins: [oneMimeTable, fixtureUsesMainEntry],
   // Minified (names kept): a second copy of the code, kept small in the package.
   minify: true,
   keepNames: true,

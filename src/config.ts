@@ -76,6 +76,7 @@ const limits = {
 
 const sessions = {
   sessionIdleSeconds: int(1, 31_536_000, 1800, 'idle sessions removed after this many seconds'),
+  sessionBaggage: oneOf(['on', 'off'], 'on', 'the W3C baggage member passportal-fake-session=<id> routes a root-URL request to that session (off: ignored)'),
   maxSessions: int(0, 100_000, 100, 'most sessions at once (429 above)'),
   sessionFixturesBytes: int(0, 17_179_869_184, 268_435_456, 'bytes of fixture sets loaded through the admin API (sessions, loads) held together, as built (429 above)'),
 };

@@ -158,6 +158,15 @@ export const ERROR_KINDS = {
     violation: true,
     location: 'path',
   },
+  sessionConflict: {
+    status: 400,
+    code: 0,
+    message: 'The request names two sessions',
+    meaning:
+      'the `baggage` member `passportal-fake-session` names another session than the URL prefix, the proxy user or an own key does',
+    violation: true,
+    location: 'header.baggage',
+  },
   sessionNotFound: {
     status: 404,
     code: 0,

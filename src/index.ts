@@ -56,6 +56,7 @@ export type {
   UnmetExpectation,
 } from './harness/expected-violations.js';
 export type { FaultInput, FaultView } from './harness/faults.js';
+export type { Har, HarEntry, HarFindings } from './harness/har.js';
 export type { InstanceControls } from './harness/instance-controls.js';
 export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
 export { fakeMatchers, type MatcherResult } from './harness/matchers.js';
@@ -200,6 +201,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     runs,
     memory: budget,
     tenants,
+    adminToken: options.adminToken,
   });
   if (options.scenario !== undefined) applyScenarioFiles(options.scenario, root, powers.checks);
   const fixturesPath = typeof fixtures === 'string' ? fixtures : options.fixtures;

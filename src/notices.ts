@@ -68,6 +68,11 @@ export const NOTICE_KINDS = {
     when: 'a batch update item (`PATCH`/`PUT /api/v2/documents`) without `id`, which the documentation marks required: created as a new document',
     instead: 'send "id": "" (blank) on an item that creates a document',
   },
+  baggageMalformed: {
+    when: 'a `baggage` header (W3C Baggage) that does not parse, in part or whole: the members that parse stand, and a `passportal-fake-session` member that does not parse names no session (the request goes where its URL and keys send it)',
+    instead:
+      'send baggage as the W3C Baggage spec writes it: key=value members separated by commas, values percent-encoded',
+  },
   nonApiPath: {
     when: "a path outside the Documents API (every API path starts with `/api/v2/`; a browser's `/` and `/favicon.ico` are not journaled): answered 404",
     instead: 'call a path of the API',

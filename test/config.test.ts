@@ -61,6 +61,7 @@ const NAMES_IN_USE = [
   'TLS_CA_CERT',
   'TLS_CA_KEY',
   'PROXY_AUTH',
+  'SESSION_BAGGAGE',
 ];
 
 function defaultFits(spec: (typeof OPTION_SPECS)[number]): boolean {

@@ -3,6 +3,7 @@ import type { ApiKey, Dataset, FixtureSet } from '../domain/types.js';
 import type { ErrorBody } from '../errors.js';
 import type { ExpectedViolationInput, ExpectedViolationView } from '../harness/expected-violations.js';
 import type { FaultInput, FaultView } from '../harness/faults.js';
+import type { Har } from '../harness/har.js';
 import type { Clock, Health } from '../harness/instance-controls.js';
 import type {
   JournalEntryView,
@@ -36,7 +37,7 @@ export class AdminError extends Error {
   }
 }
 
-export type { Clock, Health };
+export type { Clock, Har, Health };
 
 export interface AdminClientOptions {
   /** The fake's `ADMIN_TOKEN`, when it was started with one. */
@@ -106,6 +107,11 @@ export interface AdminClient {
    */
   report(query: { run: string; tenant?: string; format?: 'json' }): Promise<Report>;
   report(query: { run: string; tenant?: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
+  /**
+   * The journal as an HTTP Archive (`GET /__admin/har`, HAR 1.2): for a browser's devtools,
+   * Playwright's `routeFromHAR` or MSW; credentials redacted, findings in each entry's `_passportal`.
+   */
+  har(): Promise<Har>;
   /** Forgets what the report holds (`DELETE /__admin/report`); with `run` (and `tenant`), that run's report. */
   clearReport(query?: { run: string; tenant?: string }): Promise<void>;
   /** Adds a fault; answers its id. */
@@ -255,6 +261,7 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
         ? call<Report>('GET', `/report${search}`)
         : callText('GET', `/report${search}`);
     }) as AdminClient['report'],
+    har: () => call('GET', '/har'),
     clearReport: async (query) => void (await call('DELETE', `/report${queryString(query)}`)),
     addFault: async (fault) => (await call<{ id: string }>('POST', '/faults', fault)).id,
     faults: async () => (await call<{ faults: FaultView[] }>('GET', '/faults')).faults,

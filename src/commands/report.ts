@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AdminError, createAdminClient } from '../client/admin-client.js';
-import type { UnmetExpectation } from '../harness/expected-violations.js';
-import { describeExpectation } from '../harness/no-violations.js';
 import { REPORT_FORMATS, type Report, type ReportFormat } from '../harness/report.js';
 import { renderReport } from '../harness/report-formats.js';
+import { FAIL_ON, type FailOn, failedGates } from '../harness/report-gates.js';
+
+export { FAIL_ON, type FailOn, failedGates };
 
 /**
  * `passportal-docs-fake report`: the step a CI job runs after its suite. It fetches the report of
@@ -13,41 +14,6 @@ import { renderReport } from '../harness/report-formats.js';
  * which); 2 a usage error, or no report could be had (fake unreachable, admin token refused).
  * See docs/reports.md.
  */
-
-export const FAIL_ON = ['violations', 'notices', 'none'] as const;
-export type FailOn = (typeof FAIL_ON)[number];
-
-function describeUnmet(u: UnmetExpectation): string {
-  return `${describeExpectation(u)}${u.session === undefined ? '' : ` (session ${u.session})`} met ${u.met} of ${u.times}`;
-}
-
-/** The gates a report fails, each as one line saying why; empty when it passes. */
-export function failedGates(report: Report, failOn: FailOn, minCoverage: number | undefined): string[] {
-  const failed: string[] = [];
-  // Exact counts: the lists may be bounded, the summary never is.
-  const { violatingRequests: violations, requestsWithNotices: notices, unmetExpectations } = report.summary;
-  if (failOn !== 'none' && violations > 0) {
-    failed.push(
-      `--fail-on ${failOn}: ${violations} request${violations === 1 ? '' : 's'} broke the contract`,
-    );
-  }
-  if (failOn !== 'none' && unmetExpectations > 0) {
-    const named = report.unmetExpectations.map(describeUnmet).join('; ');
-    failed.push(
-      `--fail-on ${failOn}: expected a violation that never came (${unmetExpectations} declaration${unmetExpectations === 1 ? '' : 's'}${named === '' ? '' : `: ${named}`})`,
-    );
-  }
-  if (failOn === 'notices' && notices > 0) {
-    failed.push(
-      `--fail-on notices: ${notices} request${notices === 1 ? '' : 's'} relied on something undocumented`,
-    );
-  }
-  const { percent, exercised, total } = report.coverage.behaviours;
-  if (minCoverage !== undefined && percent < minCoverage) {
-    failed.push(`--min-coverage ${minCoverage}: behaviours exercised ${exercised}/${total} (${percent}%)`);
-  }
-  return failed;
-}
 
 function percentage(value: string): number {
   const n = Number(value);
@@ -62,7 +28,12 @@ function buildCommand(): Command {
     .description('Write the report of a running fake or session and apply CI gates (docs/reports.md)')
     .requiredOption('--url <url>', 'the fake or session URL, e.g. http://127.0.0.1:4010 or .../sessions/ci')
     .addOption(
-      new Option('--format <format>', 'the report format').choices(REPORT_FORMATS).default('markdown'),
+      new Option(
+        '--format <format>',
+        'the report format (har: the journal as an HTTP Archive, gates from the report)',
+      )
+        .choices([...REPORT_FORMATS, 'har'])
+        .default('markdown'),
     )
     .option(
       '--run <label>',
@@ -98,7 +69,7 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   }
   const opts = command.opts<{
     url: string;
-    format: ReportFormat;
+    format: ReportFormat | 'har';
     run?: string;
     out?: string;
     failOn: FailOn;
@@ -114,10 +85,21 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
     );
     return 2;
   }
+  if (opts.format === 'har' && opts.run !== undefined) {
+    process.stderr.write(
+      "error: --format har with --run: an HTTP Archive is one instance's journal; give a session's URL (--url .../sessions/ID) without --run\n",
+    );
+    return 2;
+  }
   const admin = createAdminClient(url.href, { adminToken: opts.adminToken ?? env.ADMIN_TOKEN ?? undefined });
   let report: Report;
+  let text: string;
   try {
     report = opts.run === undefined ? await admin.report() : await admin.report({ run: opts.run });
+    text =
+      opts.format === 'har'
+        ? `${JSON.stringify(await admin.har(), null, 2)}\n`
+        : renderReport(report, opts.format);
   } catch (error) {
     const why =
       error instanceof AdminError
@@ -126,7 +108,6 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
     process.stderr.write(`error: no report: ${why}\n`);
     return 2;
   }
-  const text = renderReport(report, opts.format);
   if (opts.out === undefined) process.stdout.write(text);
   else {
     try {

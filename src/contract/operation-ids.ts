@@ -30,6 +30,7 @@ export const ADMIN_OPERATION_IDS = [
   'listNotices',
   'getReport',
   'clearReport',
+  'getHar',
   'listExpectedViolations',
   'createExpectedViolation',
   'clearExpectedViolations',

@@ -430,6 +430,17 @@ export class Fake {
     this.onChange?.({ kind: 'load', dataset: loaded.dataset });
   }
 
+  /**
+   * The texts a record of this fake's traffic must never show (a HAR): its keys' IDs and secrets
+   * and the tokens it holds.
+   */
+  secretTexts(): string[] {
+    const texts: string[] = [];
+    for (const key of this.#loaded.catalog.keysById.values()) texts.push(key.keyId, key.secret);
+    for (const [token] of this.#tokens.live()) texts.push(token);
+    return texts;
+  }
+
   /** The dataset a reset returns to (the last one loaded); shares its immutable documents. */
   resetPoint(): Dataset {
     return this.#datasetWith([...this.#loaded.dataset.documents]);

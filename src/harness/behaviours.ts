@@ -155,6 +155,7 @@ export const ERRORS_NOT_MET = {
   adminUnauthorized: 'admin API only',
   adminForbidden: 'admin API only',
   sessionNotFound: 'admin API and session prefixes only',
+  sessionConflict: 'answered before any instance (the request names two sessions)',
   requestNotFound: 'admin API only',
   runNotFound: 'admin API only',
   tlsNotEnabled: 'admin API only',

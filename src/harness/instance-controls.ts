@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import type { MemoryBudget, MemoryReport } from '../memory-budget.js';
 import type { ExpectedViolationInput, ExpectedViolationView } from './expected-violations.js';
 import type { FaultInput, FaultView } from './faults.js';
+import { type Har, harOf } from './har.js';
 import type { Instance } from './instance.js';
 import {
   type JournalEntryView,
@@ -178,6 +179,11 @@ export interface InstanceControls {
   clearReport(query?: { run: string }): void;
   /** The run-time settings, after applying `changes` (validated whole; PUT /__admin/settings). */
   settings(changes?: Partial<Settings>): Settings;
+  /**
+   * The journal as an HTTP Archive (HAR 1.2; GET /__admin/har), oldest first: credentials and
+   * token-like texts redacted, each entry's findings in `_passportal`. Waits for pending checks.
+   */
+  har(): Promise<Har>;
 }
 
 /** A fixture set given to the programmatic API: an object, or a file or folder path. */
@@ -202,6 +208,8 @@ export interface ControlChecks {
   expectedViolationInput?(value: unknown): ExpectedViolationInput;
   /** The server's run reports, asked for at the root only (`adminForbidden` from a session). */
   runs?: RunReports;
+  /** Texts of the server no record may show (the admin token): the HAR redacts them. */
+  secrets?: ReadonlyArray<string | undefined>;
 }
 
 /** `memory`: the server's budget, reported by the root's `health()`. */
@@ -273,6 +281,7 @@ export function controlsOf(
       if (changes !== undefined) fake.settings = mergeSettings(fake.settings, changes);
       return { ...fake.settings };
     },
+    har: () => harOf(instance, checks.secrets),
   };
 }
 

@@ -22,9 +22,10 @@ import { pathMatcher } from './path-pattern.js';
  * How a request reached the fake: straight to its port (`direct`); through the fake's forward
  * proxy (`proxy`), with proxy credentials naming a session (`proxy-session`); or at the root URL
  * with a session's own API key or a token issued to it, which routed it to that session
- * (`key-session`).
+ * (`key-session`); or at the root URL with a `baggage` header naming the session
+ * (`baggage-session`, http/session-baggage.ts).
  */
-export type RequestVia = 'direct' | 'proxy' | 'proxy-session' | 'key-session';
+export type RequestVia = 'direct' | 'proxy' | 'proxy-session' | 'key-session' | 'baggage-session';
 
 /** What the recorder knows when a request is over. Kept raw; converted to JSON only when read. */
 export interface JournalRecord {

@@ -36,6 +36,8 @@ export interface ServerPowersInput {
   memory?: MemoryBudget;
   /** The tenants (`--tenants`): who may do what, their runs and quotas; absent without a tenants file. */
   tenants?: TenantRegistry;
+  /** The admin token, which the HAR redacts wherever a client sent it. */
+  adminToken?: string;
 }
 
 /**
@@ -51,7 +53,7 @@ export class ServerPowers {
   readonly tenants: TenantRegistry | undefined;
   readonly #controls = new WeakMap<Instance, InstanceControls>();
 
-  constructor({ root, sessions, validators, operationIds, runs, memory, tenants }: ServerPowersInput) {
+  constructor({ root, sessions, validators, operationIds, runs, memory, tenants, adminToken }: ServerPowersInput) {
     this.root = root;
     this.sessions = sessions;
     this.memory = memory;
@@ -64,6 +66,7 @@ export class ServerPowers {
       ) => ExpectedViolationInput,
       operationIds,
       runs,
+      secrets: [adminToken],
     };
   }
 

@@ -17,6 +17,7 @@ import { ResponseChecks } from '../harness/runtime-response-checks.js';
 import type { ServerPowers } from '../harness/server-powers.js';
 import { type Session, type SessionRegistry, sessionPath } from '../harness/sessions.js';
 import type { MemoryBudget } from '../memory-budget.js';
+import { addNotice, notice } from '../notices.js';
 import { createAdminGuardCheck } from './admin-origin-guard.js';
 import { createAdminAuthCheck } from './admin-token-check.js';
 import { createErrorHandler } from './error-handler.js';
@@ -26,6 +27,7 @@ import { createInstanceRouter, type McpRoute } from './instance-router.js';
 import { chain } from './middleware-chain.js';
 import { createRequestLog } from './request-log.js';
 import { pathOf, RequestState, stateOf } from './request-state.js';
+import { SESSION_MEMBER, sessionOfBaggage } from './session-baggage.js';
 import { createSpecRouter } from './spec-router.js';
 import { createTenantBoundary } from './tenant-boundary.js';
 import { wantsHtml } from './ui-assets.js';
@@ -94,7 +96,15 @@ function corsFor(origins: string): RequestHandler {
   const handler = cors({
     origin: anyOrigin ? true : list,
     methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'x-access-token', 'x-api-token', 'x-key', 'x-hash', 'authorization'],
+    allowedHeaders: [
+      'content-type',
+      'x-access-token',
+      'x-api-token',
+      'x-key',
+      'x-hash',
+      'authorization',
+      'baggage',
+    ],
     exposedHeaders: ['x-request-id', 'x-fake-session', 'x-fake-fault', 'x-fake-fallback'],
     maxAge: 600,
   });
@@ -166,6 +176,8 @@ interface DispatchOptions {
   instanceRoutes: RequestHandler;
   /** `/`, `/favicon.ico`, `/docs` (http/front-pages.ts): answers whether it served the request. */
   frontPages: (req: Request, res: Response) => boolean;
+  /** `sessionBaggage` on: the `baggage` member `passportal-fake-session` routes a request. */
+  sessionBaggage: boolean;
 }
 
 /**
@@ -182,6 +194,7 @@ function dispatch({
   sessions,
   instanceRoutes,
   frontPages,
+  sessionBaggage,
 }: DispatchOptions): RequestHandler {
   return (req, res, next) => {
     const { path } = stateOf(res);
@@ -217,6 +230,14 @@ function dispatch({
       const rawId = path.slice(SESSION_PREFIX.length, end);
       if (rawId !== '') {
         const id = decodeSegment(rawId);
+        const rest = path.slice(end);
+        if (sessionBaggage && id !== undefined && !isAdminPath(rest)) {
+          const carried = baggageSession(req, state);
+          if (carried !== undefined && carried !== id) {
+            next(conflict(carried, id, state.via === 'proxy-session' ? 'the proxy user' : 'the URL prefix'));
+            return;
+          }
+        }
         const instance = id === undefined ? undefined : sessions.use(id);
         if (instance === undefined || id === undefined) {
           next(
@@ -239,6 +260,30 @@ function dispatch({
     }
     state.path = path;
     const keyed = sessions.routesByKey ? sessionOfKey(req, path, sessions) : undefined;
+    const carried = sessionBaggage && !isAdminPath(path) ? baggageSession(req, state) : undefined;
+    if (carried !== undefined) {
+      if (keyed !== undefined && keyed.id !== carried) {
+        next(conflict(carried, keyed.id, 'its own API key or token'));
+        return;
+      }
+      if (keyed === undefined) {
+        const instance = sessions.use(carried);
+        if (instance === undefined) {
+          next(
+            new ApiError(
+              'sessionNotFound',
+              `Session not found: "${carried}", named by the baggage member ${SESSION_MEMBER} (deleted, idle too long, or never created)`,
+            ),
+          );
+          return;
+        }
+        // As at the root URL with an own key: no prefix, no `x-fake-session`.
+        state.instance = instance;
+        state.via = 'baggage-session';
+        instanceRoutes(req, res, next);
+        return;
+      }
+    }
     if (keyed === undefined) {
       state.instance = root;
     } else {
@@ -250,6 +295,27 @@ function dispatch({
     }
     instanceRoutes(req, res, next);
   };
+}
+
+const isAdminPath = (path: string) => path === '/__admin' || path.startsWith('/__admin/');
+
+/**
+ * The session the request's `baggage` names (http/session-baggage.ts); what does not parse is
+ * noted on the request (`baggageMalformed`) and journaled with it by whichever instance serves it.
+ */
+function baggageSession(req: Request, state: RequestState): string | undefined {
+  const { session, problems } = sessionOfBaggage(req.headers.baggage);
+  if (problems.length > 0)
+    addNotice(state, notice('baggageMalformed', 'header.baggage', problems.join('; ')));
+  return session;
+}
+
+/** The request names one session by its baggage and another by `other`: 400, naming both. */
+function conflict(carried: string, named: string, other: string): ApiError {
+  return new ApiError(
+    'sessionConflict',
+    `The request names two sessions: "${carried}" by its baggage (${SESSION_MEMBER}) and "${named}" by ${other}; send one, or the same in both`,
+  );
 }
 
 /** The first value of a header, when it is a non-empty string. */
@@ -337,6 +403,7 @@ export function createApp(context: AppContext): RequestListener {
       root,
       sessions,
       instanceRoutes,
+      sessionBaggage: options.sessionBaggage === 'on',
       frontPages: createFrontPages({
         root,
         fixtureSource: context.fixtureSource ?? 'default',

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, fetch } from 'undici';
 import { computeHash } from '../domain/tokens.js';
+import { SecretScrubber } from '../secret-scrub.js';
 import { RateLimitSignals } from './rate-limit-signals.js';
-import { SecretScrubber } from './secret-scrub.js';
 
 /**
  * One service the live tools talk to: the live tenant or the fake started beside it. It sends

@@ -1,4 +1,4 @@
-import { SCRUBBED, SecretScrubber } from '../live/secret-scrub.js';
+import { SCRUBBED, SecretScrubber } from '../secret-scrub.js';
 
 /**
  * What the MCP server hands an assistant never holds a token or a secret: an API key's secret

@@ -47,6 +47,7 @@ const VIA_TEXT: Record<JournalEntry['via'], string> = {
   proxy: 'through the proxy',
   'proxy-session': 'through the proxy, to a session by its credentials',
   'key-session': 'at the root URL, to this session by its own key',
+  'baggage-session': 'at the root URL, to this session by its baggage header',
 };
 
 /** `https://us-clover.passportalmsp.com`: where the client sent the request. */

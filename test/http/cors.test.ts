@@ -24,6 +24,7 @@ describe('CORS', () => {
       'x-hash',
       'content-type',
       'authorization',
+      'baggage',
     ]) {
       expect(allowed).toContain(header);
     }

@@ -161,6 +161,15 @@ const CASES: Case[] = [
     location: 'body/0',
   },
   {
+    code: 'baggageMalformed',
+    sends: 'a baggage header one of whose members does not parse',
+    method: 'get',
+    path: '/api/v2/documents?pageNum=1',
+    headers: { baggage: 'trace-tier=gold, no-equals-sign' },
+    status: 200,
+    location: 'header.baggage',
+  },
+  {
     code: 'nonApiPath',
     sends: 'a path outside the API',
     method: 'get',

@@ -26,6 +26,7 @@
         'Assert-PassportalFakeNoViolation'
         'Get-PassportalFakeNotice'
         'Get-PassportalFakeReport'
+        'Get-PassportalFakeHar'
         'Clear-PassportalFakeReport'
         'Add-PassportalFakeFault'
         'Get-PassportalFakeFault'

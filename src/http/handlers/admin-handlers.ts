@@ -141,6 +141,8 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
       return { status: 200, body: undefined, text: { text: report, mediaType: reportMediaType(format) } };
     },
 
+    getHar: async (context) => ({ status: 200, body: await controls(context).har() }),
+
     clearReport: (context) => {
       const run = context.request.query.run as string | undefined;
       const runs = runsAsked(powers, context);

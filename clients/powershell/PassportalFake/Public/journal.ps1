@@ -191,6 +191,33 @@ function Get-PassportalFakeReport {
     }
 }
 
+function Get-PassportalFakeHar {
+    <#
+    .SYNOPSIS
+    The journal as an HTTP Archive, HAR 1.2, credentials redacted (GET /__admin/har).
+    .PARAMETER OutFile
+    Write the archive to this file (open it in a browser's devtools) instead of returning it.
+    .PARAMETER Fake
+    A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
+    .EXAMPLE
+    $session | Get-PassportalFakeHar -OutFile ./passportal-fake.har
+    #>
+    [CmdletBinding()]
+    param(
+        [string] $OutFile,
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+    )
+    process {
+        $text = Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/har' -Raw
+        if ($OutFile) {
+            $full = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($OutFile)
+            [System.IO.File]::WriteAllText($full, $text, (New-Object System.Text.UTF8Encoding($false)))
+            return Get-Item -LiteralPath $full
+        }
+        ConvertFrom-Json -InputObject $text
+    }
+}
+
 function Clear-PassportalFakeReport {
     <#
     .SYNOPSIS

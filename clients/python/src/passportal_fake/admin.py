@@ -130,6 +130,11 @@ class AdminClient:
             return self._call("GET", "/report" + query)
         return self._call_text("GET", "/report" + query)
 
+    def har(self) -> Json:
+        """The journal as an HTTP Archive (HAR 1.2): credentials redacted, each entry's findings
+        in ``_passportal``. Write it with ``json.dump`` to open it in a browser's devtools."""
+        return self._call("GET", "/har")
+
     def clear_report(self, run: Optional[str] = None, tenant: Optional[str] = None) -> None:
         """Forgets what the report holds (of this instance, or of the run ``run``, the tenant
         ``tenant``'s with ``--tenants``)."""

@@ -46,6 +46,7 @@ const CALLS: Record<string, { body?: unknown; query?: Record<string, string> }> 
   listViolations: {},
   listNotices: {},
   getReport: {},
+  getHar: {},
   clearReport: {},
   listExpectedViolations: {},
   createExpectedViolation: {

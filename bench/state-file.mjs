@@ -17,8 +17,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_OPTIONS, pickSettings } from '../dist/config.js';
 import { loadFixtureSource } from '../dist/domain/fixtures/load-fixtures.js';
-import { createInstance } from '../dist/harness/instance.js';
-import { StateFile } from '../dist/harness/state-file.js';
+import { createInstance } from '../dist/harness/instance/instance.js';
+import { StateFile } from '../dist/harness/persistence/state-file.js';
 import { ORGANIZATION_ID, tokenRequest, writeBenchData } from './data.mjs';
 import { freePort, median, percentile, request, startProcess, stopProcess, waitFor } from './lib/proc.mjs';
 

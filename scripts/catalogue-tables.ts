@@ -1,9 +1,9 @@
 /**
  * Makes the docs' tables from the catalogues and the spec, so a page never drifts from the code:
  * the error kinds (docs/errors.md, from src/errors.ts), the notice codes (docs/notices.md, from
- * src/notices.ts), the behaviours (docs/behaviours.md, from src/harness/behaviours.ts), the admin
+ * src/notices.ts), the behaviours (docs/behaviours.md, from src/harness/verdicts/behaviours.ts), the admin
  * calls (docs/admin-api.md, from the spec's admin operations; docs/mcp.md's tools, from the same), the options (docs/options.md, from
- * src/config.ts) and the scenarios (docs/trouble.md, from src/harness/scenario-catalogue.ts). Each
+ * src/config.ts) and the scenarios (docs/trouble.md, from src/harness/controls/scenario-catalogue.ts). Each
  * table sits between `<!-- table: NAME -->` and `<!-- /table -->` in its page. `npm run generate`
  * writes them; test/catalogue-tables.test.ts fails when a page is not what this makes of it.
  */
@@ -16,7 +16,7 @@ import {
   type Behaviour,
   type BehaviourGroup,
   ERRORS_NOT_MET,
-} from '../src/harness/behaviours.js';
+} from '../src/harness/verdicts/behaviours.js';
 import { NOTICE_KINDS, type NoticeKind } from '../src/notices.js';
 import { adminCallsTable, adminNamesTable, adminTenancyTable, mcpToolsTable } from './admin-tables.js';
 import { optionsTable } from './options-table.js';

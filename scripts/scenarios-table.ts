@@ -1,12 +1,12 @@
 /**
  * The built-in scenarios as a markdown table, from the one catalogue
- * (src/harness/scenario-catalogue.ts), for docs/trouble.md (`npm run generate` writes it there;
+ * (src/harness/controls/scenario-catalogue.ts), for docs/trouble.md (`npm run generate` writes it there;
  * test/catalogue-tables.test.ts holds the page to it). Printed by:
  *
  *   npx tsx scripts/scenarios-table.ts
  */
 import { pathToFileURL } from 'node:url';
-import { SCENARIOS } from '../src/harness/scenario-catalogue.js';
+import { SCENARIOS } from '../src/harness/controls/scenario-catalogue.js';
 
 const escapePipes = (text: string): string => text.replace(/\|/g, '\\|');
 

@@ -1,16 +1,16 @@
 /**
  * The enums of spec/openapi.yaml that list a catalogue of the code, written from that catalogue
  * so the spec never drifts from it: the notice codes (src/notices.ts), the behaviour groups
- * (src/harness/behaviours.ts), the rate-limit scopes, the report formats, and the values of each
+ * (src/harness/verdicts/behaviours.ts), the rate-limit scopes, the report formats, and the values of each
  * run-time setting (src/config.ts). Only the enums' own lines change; the rest of the file, its
  * comments and layout included, is left as written. `npm run generate` writes them;
  * test/spec-enums.test.ts fails when the spec is not what this makes of it.
  */
 import { isMap, isSeq, type Node, parseDocument } from 'yaml';
 import { OPTION_SPECS, SETTING_KEYS } from '../src/config.js';
-import { BEHAVIOURS } from '../src/harness/behaviours.js';
-import { RATE_LIMIT_SCOPES } from '../src/harness/rate-limits.js';
-import { REPORT_FORMATS } from '../src/harness/report.js';
+import { RATE_LIMIT_SCOPES } from '../src/harness/controls/rate-limits.js';
+import { BEHAVIOURS } from '../src/harness/verdicts/behaviours.js';
+import { REPORT_FORMATS } from '../src/harness/verdicts/report.js';
 import { NOTICE_CODES } from '../src/notices.js';
 
 /**

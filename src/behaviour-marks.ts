@@ -4,7 +4,7 @@
  * handler or a scenario knows the response showed them: a short last page, an expired token, a
  * batch that created documents. A mark travels with what answered the request (`marks` of a domain
  * answer or of an `OperationResult`, `mark` of an `ApiError`) to the journal, where
- * `harness/behaviours.ts` reads it; that catalogue describes every mark, and the compiler holds
+ * `harness/verdicts/behaviours.ts` reads it; that catalogue describes every mark, and the compiler holds
  * the two to the same ids. Declared here, below every layer, so the domain may name them.
  */
 export type BehaviourMark =

@@ -16,15 +16,15 @@ import { createOperationValidators } from './contract/request-validator.js';
 import { loadSpec } from './contract/spec-document.js';
 import { loadFixtureInput } from './domain/fixtures/load-fixtures.js';
 import type { ApiKey, FixtureSet } from './domain/types.js';
-import { watchFixtures } from './harness/fixture-watch.js';
-import { createInstance, type Instance, serverMemory } from './harness/instance.js';
-import { datasetOf, type InstanceControls } from './harness/instance-controls.js';
-import { keepStateInFile } from './harness/kept-state.js';
-import { RunReports } from './harness/run-reports.js';
-import { applyScenarioFiles } from './harness/scenario-files.js';
-import { ServerPowers, type SessionOptions } from './harness/server-powers.js';
-import { SessionRegistry, sessionPath } from './harness/sessions.js';
-import { TenantRegistry } from './harness/tenants.js';
+import { applyScenarioFiles } from './harness/controls/scenario-files.js';
+import { watchFixtures } from './harness/instance/fixture-watch.js';
+import { createInstance, type Instance, serverMemory } from './harness/instance/instance.js';
+import { datasetOf, type InstanceControls } from './harness/instance/instance-controls.js';
+import { ServerPowers, type SessionOptions } from './harness/instance/server-powers.js';
+import { keepStateInFile } from './harness/persistence/kept-state.js';
+import { SessionRegistry, sessionPath } from './harness/sessions/sessions.js';
+import { TenantRegistry } from './harness/tenants/tenants.js';
+import { RunReports } from './harness/verdicts/run-reports.js';
 import { createApp } from './http/app.js';
 import { createAdminHandlers } from './http/handlers/admin-handlers.js';
 import { createVendorHandlers } from './http/handlers/vendor-handlers.js';
@@ -49,20 +49,25 @@ export { FixtureError, type FixtureProblem } from './domain/fixtures/fixture-err
 export { computeHash } from './domain/tokens.js';
 export type { ApiKey, Dataset, FixtureSet } from './domain/types.js';
 export { ApiError, ERROR_KINDS, type Violation } from './errors.js';
-export { BEHAVIOURS, type Behaviour, type BehaviourId } from './harness/behaviours.js';
 export type {
   ExpectedViolationInput,
   ExpectedViolationView,
   UnmetExpectation,
-} from './harness/expected-violations.js';
-export type { FaultInput, FaultView } from './harness/faults.js';
-export type { Har, HarEntry, HarFindings } from './harness/har.js';
-export type { InstanceControls } from './harness/instance-controls.js';
-export type { JournalEntryView, JournalFilter, NoticeRecord, ViolationRecord } from './harness/journal.js';
-export { fakeMatchers, type MatcherResult } from './harness/matchers.js';
-export { ContractViolationError } from './harness/no-violations.js';
-export type { Report, ReportFormat } from './harness/report.js';
-export type { SessionOptions } from './harness/server-powers.js';
+} from './harness/controls/expected-violations.js';
+export type { FaultInput, FaultView } from './harness/controls/faults.js';
+export type { Har, HarEntry, HarFindings } from './harness/instance/har.js';
+export type { InstanceControls } from './harness/instance/instance-controls.js';
+export type { SessionOptions } from './harness/instance/server-powers.js';
+export { BEHAVIOURS, type Behaviour, type BehaviourId } from './harness/verdicts/behaviours.js';
+export type {
+  JournalEntryView,
+  JournalFilter,
+  NoticeRecord,
+  ViolationRecord,
+} from './harness/verdicts/journal.js';
+export { fakeMatchers, type MatcherResult } from './harness/verdicts/matchers.js';
+export { ContractViolationError } from './harness/verdicts/no-violations.js';
+export type { Report, ReportFormat } from './harness/verdicts/report.js';
 export { NOTICE_CODES, NOTICE_KINDS, type Notice, type NoticeCode } from './notices.js';
 
 export interface MockServerOptions extends Partial<Omit<Options, 'fixtures'>> {
@@ -143,7 +148,7 @@ function givenSettings(input: Partial<Options>, settings: Settings): Partial<Set
 /**
  * Creates an isolated fake: nothing is shared with any other server in the process. Composes the
  * parts: the root instance and sessions over one memory budget, the server's admin powers
- * (`harness/server-powers.ts`), the app, the state file, the ports (`http/listeners.ts`).
+ * (`harness/instance/server-powers.ts`), the app, the state file, the ports (`http/listeners.ts`).
  */
 export async function createMockServer(input: MockServerOptions = {}): Promise<MockServer> {
   const { fixtures, logger: givenLogger, specPath, ...rest } = input;

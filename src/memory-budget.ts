@@ -12,9 +12,9 @@ import { ApiError } from './errors.js';
  *   findings   the violations and notices the reports of every instance keep (their text)
  *   tokens     the access and refresh tokens issued, in every instance
  *   bodies     request bodies being read and parsed, after inflation
- *   counters   rate limits' counters per key or token (harness/rate-limits.ts)
+ *   counters   rate limits' counters per key or token (harness/controls/rate-limits.ts)
  *   controls   what admin calls leave: faults (bodies, headers), rate limits, declared
- *              violations, applied scenarios with their steps (harness/held-records.ts)
+ *              violations, applied scenarios with their steps (harness/controls/held-records.ts)
  *
  * Each kind has a limit (a share of `memoryBudget`, lowered by its own option where it has one)
  * and the kinds that stay (all but bodies) together stay within `memoryBudget`. The

@@ -15,7 +15,7 @@ import { ADMIN_TAG, listOperations, type Operation } from '../src/contract/opera
 import { createOperationValidators } from '../src/contract/request-validator.js';
 import { loadSpec, resolveRef } from '../src/contract/spec-document.js';
 import { DATASET_KINDS } from '../src/domain/types.js';
-import { ServerPowers } from '../src/harness/server-powers.js';
+import { ServerPowers } from '../src/harness/instance/server-powers.js';
 import { createAdminHandlers } from '../src/http/handlers/admin-handlers.js';
 import { adminTools, BODY_ARGUMENT, SESSION_ARGUMENT } from '../src/mcp/tools.js';
 import { createTestServer, type TestServer } from './support/test-server.js';

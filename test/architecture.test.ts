@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +8,8 @@ import { describe, expect, it } from 'vitest';
  *
  *   cli.ts, index.ts   entry points
  *   http/              the Express app: routers, middleware, handlers
- *   harness/           what a test tool keeps per instance: journal, faults, sessions, controls
+ *   harness/           what a test tool keeps per instance, in rooms by concern (lowest first):
+ *                      controls/, verdicts/, sessions/, instance/, tenants/, persistence/
  *   contract/          the spec: document, operations, validators, fallback mocker, handler types
  *   domain/            the fake itself: store, queries, writes, tokens, fixtures
  *   tls/               certificates: the local CA, server certificates, the TLS host names
@@ -25,6 +27,9 @@ import { describe, expect, it } from 'vitest';
  * Only `http/` (and the entry points) may import Express; no module may import itself back
  * through others.
  */
+
+/** The harness's rooms, lowest first. */
+const HARNESS_ROOMS = ['controls', 'verdicts', 'sessions', 'instance', 'tenants', 'persistence'];
 
 const rules: IForbiddenRuleType[] = [
   { name: 'no-cycle', severity: 'error', from: {}, to: { circular: true } },
@@ -46,6 +51,19 @@ const rules: IForbiddenRuleType[] = [
     from: { path: '^src/harness/' },
     to: { path: '^src/http/|^src/(cli|index)\\.ts$' },
   },
+  // The harness's rooms by concern, lowest first: each imports only rooms before it in this list
+  // (a type may name any room: the compiler erases it). src/harness/README.md names them.
+  ...HARNESS_ROOMS.slice(0, -1).map(
+    (room, i): IForbiddenRuleType => ({
+      name: `harness-${room}-below-${HARNESS_ROOMS.slice(i + 1).join('-')}`,
+      severity: 'error',
+      from: { path: `^src/harness/${room}/` },
+      to: {
+        path: `^src/harness/(${HARNESS_ROOMS.slice(i + 1).join('|')})/`,
+        dependencyTypesNot: ['type-only'],
+      },
+    }),
+  ),
   {
     name: 'tls-stands-low',
     severity: 'error',
@@ -67,17 +85,17 @@ const rules: IForbiddenRuleType[] = [
   {
     name: 'admin-client-fits-a-browser',
     severity: 'error',
-    from: { path: '^src/client/admin-client\\.ts$|^src/harness/no-violations\\.ts$' },
+    from: { path: '^src/client/admin-client\\.ts$|^src/harness/verdicts/no-violations\\.ts$' },
     to: {
       path: '^src/|(^|/)node_modules/',
-      pathNot: '^src/harness/no-violations\\.ts$',
+      pathNot: '^src/harness/verdicts/no-violations\\.ts$',
       dependencyTypesNot: ['type-only'],
     },
   },
   {
     name: 'admin-client-uses-no-node-module',
     severity: 'error',
-    from: { path: '^src/client/admin-client\\.ts$|^src/harness/no-violations\\.ts$' },
+    from: { path: '^src/client/admin-client\\.ts$|^src/harness/verdicts/no-violations\\.ts$' },
     to: { dependencyTypes: ['core'] },
   },
   {
@@ -142,6 +160,12 @@ describe('the house: imports run one way', () => {
     expect(unresolved).toEqual([]);
     const broken = output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
     expect(broken).toEqual([]);
+  });
+
+  it('places every room of src/harness/ in the layering, and no file outside a room', () => {
+    const entries = readdirSync('src/harness', { withFileTypes: true }).filter((e) => e.name !== 'README.md');
+    expect(entries.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([]);
+    expect(entries.map((e) => e.name).sort()).toEqual([...HARNESS_ROOMS].sort());
   });
 
   it('finds a cycle when there is one (the check is live)', async () => {

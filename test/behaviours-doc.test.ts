@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_KINDS } from '../src/errors.js';
-import { BEHAVIOUR_IDS, behaviourOf, ERRORS_NOT_MET } from '../src/harness/behaviours.js';
+import { BEHAVIOUR_IDS, behaviourOf, ERRORS_NOT_MET } from '../src/harness/verdicts/behaviours.js';
 
 /**
  * docs/behaviours.md documents every behaviour of the catalogue and nothing else: a behaviour added

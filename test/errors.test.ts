@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError, ERROR_KINDS, type ErrorKind, type ErrorKindName, renderError } from '../src/errors.js';
-import { violationsOf } from '../src/harness/violations-from-errors.js';
+import { violationsOf } from '../src/harness/verdicts/violations-from-errors.js';
 
 /**
  * The error catalogue and its one renderer (as fastify checks `lib/errors.js`): every kind renders
@@ -108,7 +108,7 @@ describe('one renderer of error answers', () => {
       'src/http/fault-injector.ts',
       'src/http/client-error.ts',
       'src/http/forward-proxy.ts',
-      'src/harness/hold-until-saved.ts',
+      'src/harness/persistence/hold-until-saved.ts',
     ];
     for (const path of answering) {
       const file = files.find((f) => f.path === path);

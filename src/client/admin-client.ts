@@ -1,21 +1,24 @@
 import type { Settings } from '../config.js';
 import type { ApiKey, Dataset, FixtureSet } from '../domain/types.js';
 import type { ErrorBody } from '../errors.js';
-import type { ExpectedViolationInput, ExpectedViolationView } from '../harness/expected-violations.js';
-import type { FaultInput, FaultView } from '../harness/faults.js';
-import type { Har } from '../harness/har.js';
-import type { Clock, Health } from '../harness/instance-controls.js';
+import type {
+  ExpectedViolationInput,
+  ExpectedViolationView,
+} from '../harness/controls/expected-violations.js';
+import type { FaultInput, FaultView } from '../harness/controls/faults.js';
+import type { RateLimitInput, RateLimitView } from '../harness/controls/rate-limits.js';
+import type { ScenarioInput, ScenarioListing } from '../harness/controls/scenarios.js';
+import type { Har } from '../harness/instance/har.js';
+import type { Clock, Health } from '../harness/instance/instance-controls.js';
 import type {
   JournalEntryView,
   JournalFilter,
   JournalPage,
   NoticeRecord,
   ViolationRecord,
-} from '../harness/journal.js';
-import { judgeCheck, sinceLastCheck } from '../harness/no-violations.js';
-import type { RateLimitInput, RateLimitView } from '../harness/rate-limits.js';
-import type { Report, ReportFormat } from '../harness/report.js';
-import type { ScenarioInput, ScenarioListing } from '../harness/scenarios.js';
+} from '../harness/verdicts/journal.js';
+import { judgeCheck, sinceLastCheck } from '../harness/verdicts/no-violations.js';
+import type { Report, ReportFormat } from '../harness/verdicts/report.js';
 
 /**
  * A typed client of a running fake's admin API (a container, `npm start`, another machine): what

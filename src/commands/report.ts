@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AdminError, createAdminClient } from '../client/admin-client.js';
-import { REPORT_FORMATS, type Report, type ReportFormat } from '../harness/report.js';
-import { renderReport } from '../harness/report-formats.js';
-import { FAIL_ON, type FailOn, failedGates } from '../harness/report-gates.js';
+import { REPORT_FORMATS, type Report, type ReportFormat } from '../harness/verdicts/report.js';
+import { renderReport } from '../harness/verdicts/report-formats.js';
+import { FAIL_ON, type FailOn, failedGates } from '../harness/verdicts/report-gates.js';
 
 export { FAIL_ON, type FailOn, failedGates };
 

@@ -457,7 +457,7 @@ export class Fake {
   }
 
   /**
-   * What a state file keeps (harness/state-file.ts): the reset point, the documents that differ
+   * What a state file keeps (harness/persistence/state-file.ts): the reset point, the documents that differ
    * from it (documents are never edited in place, so identity tells), tokens, clock offset and
    * settings. `loaded` stands for the reset point: the same object until the next `load`.
    */

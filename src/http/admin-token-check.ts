@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../errors.js';
-import type { TenantRegistry, TenantSpace } from '../harness/tenants.js';
+import type { TenantRegistry, TenantSpace } from '../harness/tenants/tenants.js';
 import { stateOf } from './request-state.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type RenderedError, renderError } from '../errors.js';
-import { type Fault, faultKindsOf } from '../harness/faults.js';
+import { type Fault, faultKindsOf } from '../harness/controls/faults.js';
 import { stateOf } from './request-state.js';
 import { sendJson, sendResult } from './send-json.js';
 

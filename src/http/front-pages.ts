@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { computeHash } from '../domain/tokens.js';
 import { ApiError } from '../errors.js';
-import type { Instance } from '../harness/instance.js';
+import type { Instance } from '../harness/instance/instance.js';
 import { PACKAGE_VERSION } from '../package-root.js';
 import { pageHeaders, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
 

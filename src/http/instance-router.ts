@@ -1,9 +1,9 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
-import type { BodyMedia } from '../harness/kept-body.js';
-import type { ResponseChecks } from '../harness/runtime-response-checks.js';
-import type { TenantRegistry } from '../harness/tenants.js';
+import type { TenantRegistry } from '../harness/tenants/tenants.js';
+import type { BodyMedia } from '../harness/verdicts/kept-body.js';
+import type { ResponseChecks } from '../harness/verdicts/runtime-response-checks.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminGuard } from './admin-origin-guard.js';
 import { createAdminAuth } from './admin-token-check.js';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Options } from '../config.js';
 import type { ErrorSuccess } from '../errors.js';
-import type { SessionRegistry } from '../harness/sessions.js';
+import type { SessionRegistry } from '../harness/sessions/sessions.js';
 import type { ServerCertificates } from '../tls/server-certificates.js';
 import type { TlsHosts } from '../tls/tls-hosts.js';
 import { serverClasses } from './app.js';

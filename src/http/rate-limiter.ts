@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
-import type { Instance } from '../harness/instance.js';
-import type { RateSubject, RateVerdict } from '../harness/rate-limits.js';
+import type { RateSubject, RateVerdict } from '../harness/controls/rate-limits.js';
+import type { Instance } from '../harness/instance/instance.js';
 import { stateOf } from './request-state.js';
 
 /** The headers a token may come in, in the order the spec's security requirement names them. */

@@ -4,10 +4,10 @@ import type { TLSSocket } from 'node:tls';
 import type { RequestHandler, Response } from 'express';
 import { emptyList } from '../deep-freeze.js';
 import { type ApiError, capViolations, type Violation } from '../errors.js';
-import { behavioursOf } from '../harness/behaviours.js';
-import { keepBody } from '../harness/kept-body.js';
-import type { ResponseChecks } from '../harness/runtime-response-checks.js';
-import { violationsOf } from '../harness/violations-from-errors.js';
+import { behavioursOf } from '../harness/verdicts/behaviours.js';
+import { keepBody } from '../harness/verdicts/kept-body.js';
+import type { ResponseChecks } from '../harness/verdicts/runtime-response-checks.js';
+import { violationsOf } from '../harness/verdicts/violations-from-errors.js';
 import { capNotices, type Notice, notice } from '../notices.js';
 import { type RequestState, stateOf } from './request-state.js';
 

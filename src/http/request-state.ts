@@ -2,12 +2,12 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Request, Response } from 'express';
 import type { BehaviourMark } from '../behaviour-marks.js';
 import type { ApiError } from '../errors.js';
-import type { FaultKind } from '../harness/faults.js';
-import type { Instance } from '../harness/instance.js';
-import type { RequestVia } from '../harness/journal.js';
-import type { BodyMedia } from '../harness/kept-body.js';
-import type { ResponseChecks } from '../harness/runtime-response-checks.js';
-import type { TenantSpace } from '../harness/tenants.js';
+import type { FaultKind } from '../harness/controls/faults.js';
+import type { Instance } from '../harness/instance/instance.js';
+import type { TenantSpace } from '../harness/tenants/tenants.js';
+import type { RequestVia } from '../harness/verdicts/journal.js';
+import type { BodyMedia } from '../harness/verdicts/kept-body.js';
+import type { ResponseChecks } from '../harness/verdicts/runtime-response-checks.js';
 import type { Notice, NoticeSink } from '../notices.js';
 
 /** What the request recorder notes when a vendor API request arrives. */

@@ -1,10 +1,10 @@
 import type { RequestHandler } from 'express';
-import type { ScenarioRequest } from '../harness/scenarios.js';
+import type { ScenarioRequest } from '../harness/controls/scenarios.js';
 import { subjectOf } from './rate-limiter.js';
 import { stateOf } from './request-state.js';
 
 /**
- * The applied scenarios' hooks on vendor API requests (`harness/scenarios.ts`), after the body is
+ * The applied scenarios' hooks on vendor API requests (`harness/controls/scenarios.ts`), after the body is
  * read and before rate limits and faults (so what a step installs on a request applies to it): on
  * arrival, then once its answer's status is known. An instance without scenarios pays one check.
  */

@@ -11,7 +11,7 @@ import type { OperationValidators, RequestValidator, ValidRequest } from '../con
 import { type OpenApiDocument, resolveRef } from '../contract/spec-document.js';
 import type { Principal } from '../domain/fake.js';
 import { ApiError } from '../errors.js';
-import type { Instance } from '../harness/instance.js';
+import type { Instance } from '../harness/instance/instance.js';
 import { addNotice, type Notice, notice } from '../notices.js';
 import { queryOf, type RequestState, stateOf } from './request-state.js';
 import { sendResult } from './send-json.js';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Operation, Tenancy } from '../contract/operations.js';
 import { ApiError } from '../errors.js';
-import type { SessionRegistry } from '../harness/sessions.js';
+import type { SessionRegistry } from '../harness/sessions/sessions.js';
 import { queryOf, type RequestState } from './request-state.js';
 
 /** What a tenant may do, as every refusal says it. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { test as base } from '@playwright/test';
 import { type AdminClient, AdminError, createAdminClient } from '../client/admin-client.js';
 import type { ApiKey, FixtureSet } from '../domain/types.js';
-import { failedGates } from '../harness/report-gates.js';
+import { failedGates } from '../harness/verdicts/report-gates.js';
 import { SESSION_MEMBER } from '../http/session-baggage.js';
 import type { MockServerOptions } from '../index.js';
 

@@ -16,9 +16,9 @@ export type {
   TemplateField,
 } from '../domain/types.js';
 export type { Violation as Finding } from '../errors.js';
-export type { FaultInput, FaultView as Fault } from '../harness/faults.js';
-export type { JournalEntryView as JournalEntry } from '../harness/journal.js';
-export type { Report } from '../harness/report.js';
+export type { FaultInput, FaultView as Fault } from '../harness/controls/faults.js';
+export type { JournalEntryView as JournalEntry } from '../harness/verdicts/journal.js';
+export type { Report } from '../harness/verdicts/report.js';
 
 /** One page of the journal (`GET /__admin/requests`). */
 export type JournalPage = Awaited<ReturnType<AdminClient['requests']>>;

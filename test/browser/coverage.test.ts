@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEHAVIOUR_IDS } from '../../src/harness/behaviours.js';
+import { BEHAVIOUR_IDS } from '../../src/harness/verdicts/behaviours.js';
 import { defaultApiKey, type MockServer } from '../../src/index.js';
 import { accessToken } from '../support/request-token.js';
 import { launchBrowser, openPage, poll, SLOW, screenshot, startFake } from './browser.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/domain/tokens.js';
-import { BEHAVIOUR_IDS, BEHAVIOURS, type BehaviourId } from '../../src/harness/behaviours.js';
+import { BEHAVIOUR_IDS, BEHAVIOURS, type BehaviourId } from '../../src/harness/verdicts/behaviours.js';
 import { NOTICE_CODES } from '../../src/notices.js';
 import { createTestServer, type TestServer, textEntry } from '../support/test-server.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
 import { ADMIN_TAG, listOperations } from '../../src/contract/operations.js';
 import { loadSpec } from '../../src/contract/spec-document.js';
-import type { Report } from '../../src/harness/report.js';
+import type { Report } from '../../src/harness/verdicts/report.js';
 import { ContractViolationError, fakeMatchers, type MockServer } from '../../src/index.js';
 import { reportCommand } from '../support/in-process-command.js';
 import { createTestServer, SMALL_SET, type TestServer, textEntry } from '../support/test-server.js';

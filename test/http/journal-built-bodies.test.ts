@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderJsonBytes } from '../../src/contract/json-text.js';
-import { keepBody, keptBytes, readBody } from '../../src/harness/kept-body.js';
+import { keepBody, keptBytes, readBody } from '../../src/harness/verdicts/kept-body.js';
 import { createTestServer } from '../support/test-server.js';
 
 /**

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ApiKey } from '../../src/domain/types.js';
-import type { JournalEntryView } from '../../src/harness/journal.js';
+import type { JournalEntryView } from '../../src/harness/verdicts/journal.js';
 import { createAdminClient } from '../../src/index.js';
 import {
   ACME_KEY,

@@ -5,7 +5,7 @@ import { parse as parseJunit, type TestSuites } from 'junit2json';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runReportCommand } from '../../src/commands/report.js';
 import { DEFAULT_SPEC_PATH } from '../../src/contract/spec-document.js';
-import type { Report } from '../../src/harness/report.js';
+import type { Report } from '../../src/harness/verdicts/report.js';
 import type { MockServer } from '../../src/index.js';
 import { requestToken } from '../support/request-token.js';
 import { ACME_KEY, createTestServer, type TestServer, textEntry } from '../support/test-server.js';

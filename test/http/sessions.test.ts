@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Dataset } from '../../src/domain/types.js';
-import { Instance } from '../../src/harness/instance.js';
-import { SessionRegistry } from '../../src/harness/sessions.js';
+import { Instance } from '../../src/harness/instance/instance.js';
+import { SessionRegistry } from '../../src/harness/sessions/sessions.js';
 import { createTestServer, issueToken, readSmallSet, type TestServer } from '../support/test-server.js';
 
 /** Sessions: whole isolated fakes under /sessions/{id}. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RECORD_BOUNDS } from '../../src/harness/held-records.js';
+import { RECORD_BOUNDS } from '../../src/harness/controls/held-records.js';
 import { createTestServer, type TestServer } from '../support/test-server.js';
 
 /**

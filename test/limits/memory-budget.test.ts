@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { Journal, JournalPool, type JournalRecord } from '../../src/harness/journal.js';
+import { Journal, JournalPool, type JournalRecord } from '../../src/harness/verdicts/journal.js';
 import { jsonBytes, MemoryBudget } from '../../src/memory-budget.js';
 import { notice } from '../../src/notices.js';
 import { createTestServer, readSmallSet, type TestServer } from '../support/test-server.js';

@@ -14,7 +14,7 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createExclusive } from '../../src/harness/state-file-io.js';
+import { createExclusive } from '../../src/harness/persistence/state-file-io.js';
 import { nameOf, openState, rename } from '../support/state-file-kit.js';
 
 /**

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NODE_FS, type StateFs } from '../../src/harness/state-file-io.js';
+import { NODE_FS, type StateFs } from '../../src/harness/persistence/state-file-io.js';
 import { ACME, accepted, issueToken, nameOf, openState, rename } from '../support/state-file-kit.js';
 
 /**

@@ -6,10 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPTIONS, pickSettings } from '../../src/config.js';
 import { createOperationValidators } from '../../src/contract/request-validator.js';
 import { loadSpec } from '../../src/contract/spec-document.js';
-import { createInstance } from '../../src/harness/instance.js';
-import { ServerPowers } from '../../src/harness/server-powers.js';
-import { SessionRegistry } from '../../src/harness/sessions.js';
-import { StateFile } from '../../src/harness/state-file.js';
+import { createInstance } from '../../src/harness/instance/instance.js';
+import { ServerPowers } from '../../src/harness/instance/server-powers.js';
+import { StateFile } from '../../src/harness/persistence/state-file.js';
+import { SessionRegistry } from '../../src/harness/sessions/sessions.js';
 import { createMockServer, type MockServer } from '../../src/index.js';
 import { accessToken } from '../support/request-token.js';
 import {

@@ -3,8 +3,8 @@ import { DEFAULT_OPTIONS, pickSettings } from '../../src/config.js';
 import type { Fake } from '../../src/domain/fake.js';
 import { buildDataset } from '../../src/domain/fixtures/load-fixtures.js';
 import { computeHash } from '../../src/domain/tokens.js';
-import { createInstance, type Instance } from '../../src/harness/instance.js';
-import { StateFile, type StateFileOptions } from '../../src/harness/state-file.js';
+import { createInstance, type Instance } from '../../src/harness/instance/instance.js';
+import { StateFile, type StateFileOptions } from '../../src/harness/persistence/state-file.js';
 import { ACME_KEY, SMALL_SET, textEntry } from './test-server.js';
 
 /** The small fixture set as a dataset, for state files driven without HTTP. */

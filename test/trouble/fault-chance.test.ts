@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SeededChance } from '../../src/harness/seeded-chance.js';
+import { SeededChance } from '../../src/harness/controls/seeded-chance.js';
 import { createMockServer } from '../../src/index.js';
 import { createTestServer, type TestServer } from '../support/test-server.js';
 

@@ -4,7 +4,7 @@
  * key, token or instance; a reset clears them; journaled and counted as a behaviour.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RateLimitList } from '../../src/harness/rate-limits.js';
+import { RateLimitList } from '../../src/harness/controls/rate-limits.js';
 import { MemoryBudget } from '../../src/memory-budget.js';
 import { ACME_KEY, createTestServer, OTHER_KEY, type TestServer } from '../support/test-server.js';
 

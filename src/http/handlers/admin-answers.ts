@@ -1,7 +1,7 @@
 import type { OperationContext } from '../../contract/operation-handler.js';
 import { ApiError } from '../../errors.js';
-import type { Instance } from '../../harness/instance.js';
-import type { InstanceControls } from '../../harness/instance-controls.js';
+import type { Instance } from '../../harness/instance/instance.js';
+import type { InstanceControls } from '../../harness/instance/instance-controls.js';
 
 /** What the admin calls that change something answer. */
 export const done = { status: 200, body: { success: true } } as const;

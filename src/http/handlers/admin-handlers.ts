@@ -2,17 +2,17 @@ import type { Settings } from '../../config.js';
 import type { OperationContext, OperationTable } from '../../contract/operation-handler.js';
 import type { AdminOperationId } from '../../contract/operation-ids.js';
 import { ApiError } from '../../errors.js';
-import type { ExpectedViolationInput } from '../../harness/expected-violations.js';
-import type { FaultInput } from '../../harness/faults.js';
-import { datasetFromInput } from '../../harness/fixture-input.js';
-import type { Instance } from '../../harness/instance.js';
-import { reportFor } from '../../harness/instance-controls.js';
-import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
-import type { ReportFormat } from '../../harness/report.js';
-import { reportMediaType } from '../../harness/report-formats.js';
-import { clearRunReport, type RunReports } from '../../harness/run-reports.js';
-import type { ServerPowers, SessionOptions } from '../../harness/server-powers.js';
-import { sessionPath } from '../../harness/sessions.js';
+import type { ExpectedViolationInput } from '../../harness/controls/expected-violations.js';
+import type { FaultInput } from '../../harness/controls/faults.js';
+import { datasetFromInput } from '../../harness/instance/fixture-input.js';
+import type { Instance } from '../../harness/instance/instance.js';
+import { reportFor } from '../../harness/instance/instance-controls.js';
+import type { ServerPowers, SessionOptions } from '../../harness/instance/server-powers.js';
+import { sessionPath } from '../../harness/sessions/sessions.js';
+import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/verdicts/journal.js';
+import type { ReportFormat } from '../../harness/verdicts/report.js';
+import { reportMediaType } from '../../harness/verdicts/report-formats.js';
+import { clearRunReport, type RunReports } from '../../harness/verdicts/run-reports.js';
 import { notTenantsSession } from '../tenant-boundary.js';
 import { type ControlsOf, done, removedOrNotFound } from './admin-answers.js';
 import { createTroubleHandlers } from './trouble-handlers.js';
@@ -24,7 +24,7 @@ const LISTED_BODY_BYTES = 4096;
 
 /**
  * The admin API: the fake's test-harness calls under /__admin, as HTTP adapters of the server's
- * powers (`harness/server-powers.ts`), which the programmatic API adapts too. Each acts on the
+ * powers (`harness/instance/server-powers.ts`), which the programmatic API adapts too. Each acts on the
  * instance the request was addressed to (the root, or the session under `/sessions/{id}`); the
  * session calls act on the server's sessions from either. Bodies and parameters are already
  * checked against the spec; every further check happens before anything changes.

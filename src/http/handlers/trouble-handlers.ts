@@ -1,8 +1,8 @@
 import type { OperationTable } from '../../contract/operation-handler.js';
 import type { AdminOperationId } from '../../contract/operation-ids.js';
-import type { Instance } from '../../harness/instance.js';
-import type { RateLimitInput } from '../../harness/rate-limits.js';
-import type { ScenarioInput } from '../../harness/scenarios.js';
+import type { RateLimitInput } from '../../harness/controls/rate-limits.js';
+import type { ScenarioInput } from '../../harness/controls/scenarios.js';
+import type { Instance } from '../../harness/instance/instance.js';
 import { type ControlsOf, done, removedOrNotFound } from './admin-answers.js';
 
 /**

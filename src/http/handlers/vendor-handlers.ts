@@ -12,7 +12,7 @@ import type {
 import type { OpenApiDocument } from '../../contract/spec-document.js';
 import type { ListPage, ListQuery, Principal } from '../../domain/fake.js';
 import { ApiError } from '../../errors.js';
-import type { Instance } from '../../harness/instance.js';
+import type { Instance } from '../../harness/instance/instance.js';
 
 /** Thin adapters from the vendor operations to the domain's `Fake`. */
 

@@ -83,6 +83,13 @@ export function answerClientError(
       inFlight.end(answer.text, () => socket.destroy());
       return;
     }
+    if (!inFlight.req.complete) {
+      // The client ended its side in the middle of the request's body: it is gone, and nothing
+      // more of that body will come. Closing now gives back what the request held (its bytes in
+      // the budget, its connection slot) instead of at requestTimeoutMs.
+      socket.destroy();
+      return;
+    }
     // A broken request pipelined behind one still being answered: nothing is written into that
     // answer; the connection closes once it is sent.
     inFlight.shouldKeepAlive = false;

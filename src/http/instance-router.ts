@@ -104,8 +104,8 @@ function queryLengthGuard(maxQueryLength: number): RequestHandler {
  * Counts a body against the `bodies` share of the memory budget from before it is read until
  * its answer is sent: its declared length when sent as is, the parser's limit when compressed
  * or chunked (how far it inflates is known only once read). A body that does not fit is refused
- * with 429 `memoryBudget` and `Retry-After`, before a byte of it is read. Answers whether the
- * request may go on.
+ * with 429 `memoryBudget` and `Retry-After` once it has been read and dropped (none of it is
+ * held). Answers whether the request may go on.
  */
 function holdBody(
   memory: MemoryBudget,
@@ -120,13 +120,45 @@ function holdBody(
   const bytes = encoding === 'identity' && Number.isFinite(declared) ? declared : limit;
   if (!memory.fits('bodies', bytes)) {
     res.setHeader('retry-after', '1');
-    res.setHeader('connection', 'close');
-    next(memory.refusal('bodies', bytes));
+    refuseAfterBody(req, res, limit, () => next(memory.refusal('bodies', bytes)));
     return false;
   }
   memory.add('bodies', bytes);
-  res.once('close', () => memory.release('bodies', bytes));
+  // Given back once: when the answer is sent, or when the client goes away mid-body (no answer
+  // then closes, so waiting for the answer alone would count its bytes for ever).
+  let held = true;
+  const release = () => {
+    if (held) memory.release('bodies', bytes);
+    held = false;
+  };
+  res.once('close', release);
+  req.once('close', release);
   return true;
+}
+
+/**
+ * Reads a refused body to its end, keeping none of it, then refuses: a client still sending it
+ * reads the answer instead of a broken pipe, and may keep its connection. A body that runs past
+ * `limit` (chunked, or longer than declared) is refused at once and its connection closed.
+ */
+function refuseAfterBody(req: Request, res: Response, limit: number, refuse: () => void): void {
+  let seen = 0;
+  let done = false;
+  const finish = (close: boolean) => {
+    if (done) return;
+    done = true;
+    req.off('data', onData);
+    if (close) res.setHeader('connection', 'close');
+    refuse();
+  };
+  const onData = (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > limit) finish(true);
+  };
+  req.on('data', onData);
+  req.once('end', () => finish(false));
+  req.once('error', () => finish(true));
+  if (req.readableEnded) finish(false);
 }
 
 /**

@@ -1,5 +1,6 @@
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Journal, JournalPool, type JournalRecord } from '../../src/harness/verdicts/journal.js';
 import { jsonBytes, MemoryBudget } from '../../src/memory-budget.js';
 import { notice } from '../../src/notices.js';
@@ -241,6 +242,34 @@ describe('the memory budget', () => {
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ success: false, status: 413, message: expect.stringMatching(/300000/) });
     expect((await memoryOf(server)).kinds.bodies.used).toBe(0);
+  });
+
+  it('answers a body refused for the bodies in flight readably: read to its end and dropped, the connection kept', async () => {
+    // Bodies share 6 MB; one request holds 5 MB of it, declared and still arriving.
+    const server = await createTestServer({ memoryBudget: 20_000_000, bodyLimit: 8_000_000 });
+    const url = new URL(await server.mock.listen(0, '127.0.0.1'));
+    const holder = connect(Number(url.port), '127.0.0.1');
+    holder.write(
+      `PUT /__admin/fixtures HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: 5000000\r\n\r\n{`,
+    );
+    await vi.waitFor(async () => expect((await memoryOf(server)).kinds.bodies.used).toBe(5_000_000));
+    // A 4 MB body does not fit beside it: far more than the sockets buffer, so a server that
+    // answered before reading it would leave this client writing into a closed connection.
+    const refused = await fetch(`${url.origin}/__admin/fixtures`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ documents: 'x'.repeat(4_000_000) }),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('connection')).not.toBe('close');
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /request bodies in flight.*memoryBudget/,
+    );
+    // The holder goes away mid-body: its bytes come back at once, not at requestTimeoutMs.
+    holder.destroy();
+    await vi.waitFor(async () => expect((await memoryOf(server)).kinds.bodies.used).toBe(0));
+    await server.mock.close();
   });
 
   it("refuses bytes that do not fit a kind's share or the whole, naming the option to raise", () => {

@@ -12,7 +12,9 @@
 //                                               (Publish-PSResource) to a local repository folder
 //   passportal-docs-fake-<v>.oci.tar            the image passportal-docs-fake:<v> as an OCI archive
 //                                               (only with a container engine; --image requires it)
-//   <artifact>.cdx.json                         a CycloneDX 1.6 SBOM for each artifact
+//   sbom-<artifact>.cdx.json                    a CycloneDX 1.6 SBOM for each artifact (named apart
+//                                               from the module: a PSResourceGet folder repository
+//                                               reads every PassportalFake.* file as a version)
 //   SHA256SUMS                                  `sha256sum -c SHA256SUMS` checks every file above
 //
 // Needs Node and npm, Debian's python3 with python3-build (python3 -m build), PowerShell 7.4+
@@ -148,7 +150,7 @@ function npmSbom(out, file) {
   // @cyclonedx/cyclonedx-npm reads the installed tree (npm ls): the production dependencies the
   // package declares, as package-lock.json resolves them.
   const bin = join(ROOT, 'node_modules/.bin/cyclonedx-npm');
-  const target = join(out, `${file}.cdx.json`);
+  const target = join(out, `sbom-${file}.cdx.json`);
   step(
     'cyclonedx-npm',
     bin,
@@ -198,9 +200,9 @@ function buildPowerShell(out, scratch, version) {
   const pwsh = findPwsh();
   const repo = join(scratch, 'psrepo');
   mkdirSync(repo);
-  // PSResourceGet keeps its repository list in the user's data folder: a folder of this run's own,
-  // so nothing is registered for the user.
-  const data = join(scratch, 'psdata');
+  // PSResourceGet keeps its repository list under the user's home: a home of this run's own, so
+  // nothing is registered or installed for the user.
+  const data = join(scratch, 'pshome');
   mkdirSync(data);
   say('publishing the PowerShell module to a local repository (Publish-PSResource)');
   const script = `
@@ -210,13 +212,12 @@ function buildPowerShell(out, scratch, version) {
     Publish-PSResource -Path $env:RELEASE_MODULE -Repository ReleaseArtifacts
   `;
   step('Publish-PSResource', pwsh, ['-NoProfile', '-NonInteractive', '-Command', script], {
+    cwd: scratch,
     env: {
       ...process.env,
       RELEASE_REPO: repo,
       RELEASE_MODULE: PS_MODULE,
-      XDG_DATA_HOME: data,
-      XDG_CACHE_HOME: join(data, 'cache'),
-      XDG_CONFIG_HOME: join(data, 'config'),
+      HOME: data,
       POWERSHELL_TELEMETRY_OPTOUT: '1',
       POWERSHELL_UPDATECHECK: 'Off',
     },
@@ -281,7 +282,7 @@ function packageBom({ type, name, version, purl, description, file, components =
   const subject = new CDX.Models.Component(type, name, {
     version,
     description,
-    bomRef: purl.toString(),
+    bomRef: purl,
     purl,
     licenses: licenseMit(),
     hashes: new CDX.Models.HashDictionary([[CDX.Enums.HashAlgorithm['SHA-256'], sha256(file)]]),
@@ -294,12 +295,17 @@ function packageBom({ type, name, version, purl, description, file, components =
   return bom;
 }
 
+/** A package URL (purl): type, name, version and qualifiers, each part percent-encoded. */
 function purl(type, name, version, qualifiers) {
-  return new CDX.PackageURL(type, undefined, name, version, qualifiers, undefined);
+  const query = Object.entries(qualifiers ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, value]) => `${key}=${encodeURIComponent(value)}`)
+    .join('&');
+  return `pkg:${type}/${encodeURIComponent(name)}@${encodeURIComponent(version)}${query ? `?${query}` : ''}`;
 }
 
 function pythonSbom(out, file, version) {
-  const target = join(out, `${file}.cdx.json`);
+  const target = join(out, `sbom-${file}.cdx.json`);
   const bom = packageBom({
     type: CDX.Enums.ComponentType.Library,
     name: 'passportal-docs-fake',
@@ -318,7 +324,7 @@ function pythonSbom(out, file, version) {
 }
 
 function powershellSbom(out, file, version) {
-  const target = join(out, `${file}.cdx.json`);
+  const target = join(out, `sbom-${file}.cdx.json`);
   const bom = packageBom({
     type: CDX.Enums.ComponentType.Library,
     name: 'PassportalFake',
@@ -336,12 +342,12 @@ function powershellSbom(out, file, version) {
 /** The image: the npm package it runs, with that package's dependencies, from the npm SBOM. */
 function imageSbom(out, file, version, id, npmBomFile) {
   const npmBom = JSON.parse(readFileSync(npmBomFile, 'utf8'));
-  const target = join(out, `${file}.cdx.json`);
+  const target = join(out, `sbom-${file}.cdx.json`);
   // The package keeps the reference the npm SBOM gave it, so its dependency graph joins as it is.
   const pkg = new CDX.Models.Component(CDX.Enums.ComponentType.Application, 'passportal-docs-fake', {
     version,
     bomRef: npmBom.metadata.component['bom-ref'],
-    purl: purl('npm', 'passportal-docs-fake', version),
+    purl: npmBom.metadata.component.purl ?? purl('npm', 'passportal-docs-fake', version),
     licenses: licenseMit(),
   });
   const bom = packageBom({

@@ -6,6 +6,7 @@
  */
 import { ADMIN_TAG, listOperations, type Operation } from '../src/contract/operations.js';
 import { type OpenApiDocument, resolveRef } from '../src/contract/spec-document.js';
+import { adminTools, BODY_ARGUMENT, SESSION_ARGUMENT } from '../src/mcp/tools.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -86,4 +87,45 @@ export function adminNamesTable(document: OpenApiDocument): string {
     '| --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
+}
+
+/** The MCP server's tools (src/mcp/tools.ts makes them from the same operations): name, call, arguments, hints. */
+export function mcpToolsTable(document: OpenApiDocument): string {
+  const rows = adminTools(document).map((tool) => {
+    const { properties, required } = tool.inputSchema;
+    const args = Object.keys(properties)
+      .filter((name) => name !== SESSION_ARGUMENT)
+      .map((name) => `\`${name}${required.includes(name) ? '' : '?'}\``);
+    const { readOnlyHint, destructiveHint } = tool.annotations;
+    const hint = readOnlyHint ? 'read-only' : destructiveHint ? 'destructive' : '-';
+    return `| \`${tool.name}\` | ${call(tool.operation)} | ${args.length > 0 ? args.join(', ') : '-'} | ${hint} | ${cell(tool.title)} |`;
+  });
+  return [
+    `| tool | call | arguments (besides \`${SESSION_ARGUMENT}?\`; \`${BODY_ARGUMENT}\`: the JSON body) | hint | does |`,
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
+
+/** What a tenant's token may do with each kind of admin call (`x-tenant`). */
+const TENANCY_TEXT: Record<string, string> = {
+  open: 'anyone, anywhere (no token needed)',
+  operator: 'nothing: the operator\u2019s alone',
+  'own-session':
+    'on a session it owns (`/sessions/{id}/__admin/...`); never on the root or another\u2019s session',
+  'own-session-or-run':
+    'on a session it owns, or at the root for one of its own runs (`?run=`); never the root\u2019s own, nor another\u2019s session or run',
+  'tenant-creatable':
+    'at the root or its own session, on its own sessions: creates them (it owns them), lists and deletes only those',
+};
+
+/** Every admin call with what a tenant's token may do with it (the operator's may do everything). */
+export function adminTenancyTable(document: OpenApiDocument): string {
+  const rows = adminOperations(document).map((op) => {
+    if (op.tenancy === undefined) throw new Error(`${op.operationId}: no x-tenant`);
+    return `| ${call(op)} | \`${op.tenancy}\` | ${TENANCY_TEXT[op.tenancy]} |`;
+  });
+  return ['| call | `x-tenant` | a tenant\u2019s token may call it |', '| --- | --- | --- |', ...rows].join(
+    '\n',
+  );
 }

@@ -24,6 +24,8 @@ const LAZY = [
   'xmlbuilder',
   // check-live and capture reach the live service through undici's proxy agent.
   'undici',
+  // The MCP server (the mcp command, --mcp-http) and what it loads: zod, hono and the rest.
+  '@modelcontextprotocol/sdk',
 ];
 
 // Express, body-parser, send and type-is each get their own copy of the same mime-types and

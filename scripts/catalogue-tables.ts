@@ -2,7 +2,7 @@
  * Makes the docs' tables from the catalogues and the spec, so a page never drifts from the code:
  * the error kinds (docs/errors.md, from src/errors.ts), the notice codes (docs/notices.md, from
  * src/notices.ts), the behaviours (docs/behaviours.md, from src/harness/behaviours.ts), the admin
- * calls (docs/admin-api.md, from the spec's admin operations), the options (docs/options.md, from
+ * calls (docs/admin-api.md, from the spec's admin operations; docs/mcp.md's tools, from the same), the options (docs/options.md, from
  * src/config.ts) and the scenarios (docs/trouble.md, from src/harness/scenario-catalogue.ts). Each
  * table sits between `<!-- table: NAME -->` and `<!-- /table -->` in its page. `npm run generate`
  * writes them; test/catalogue-tables.test.ts fails when a page is not what this makes of it.
@@ -18,7 +18,7 @@ import {
   ERRORS_NOT_MET,
 } from '../src/harness/behaviours.js';
 import { NOTICE_KINDS, type NoticeKind } from '../src/notices.js';
-import { adminCallsTable, adminNamesTable } from './admin-tables.js';
+import { adminCallsTable, adminNamesTable, adminTenancyTable, mcpToolsTable } from './admin-tables.js';
 import { optionsTable } from './options-table.js';
 import { scenariosTable } from './scenarios-table.js';
 
@@ -80,6 +80,8 @@ export const TABLES: ReadonlyArray<{ page: string; name: string; make: () => str
   { page: 'docs/behaviours.md', name: 'errors-not-met', make: errorsNotMetTable },
   { page: 'docs/admin-api.md', name: 'admin-calls', make: () => adminCallsTable(spec()) },
   { page: 'docs/admin-api.md', name: 'admin-names', make: () => adminNamesTable(spec()) },
+  { page: 'docs/mcp.md', name: 'mcp-tools', make: () => mcpToolsTable(spec()) },
+  { page: 'docs/security.md', name: 'admin-tenancy', make: () => adminTenancyTable(spec()) },
   // The image's defaults: what a person running the container sees.
   { page: 'docs/options.md', name: 'options', make: () => optionsTable(true) },
   { page: 'docs/trouble.md', name: 'scenarios', make: scenariosTable },

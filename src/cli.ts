@@ -32,6 +32,12 @@ function buildCommand(): Command {
       `config file of options (env CONFIG_FILE, default ./${DEFAULT_CONFIG_FILE} when present)`,
     ),
   );
+  command.addOption(
+    new Option(
+      '--exit-with-stdin',
+      'end when standard input closes: a launcher holding the other end of the pipe never leaves the fake behind',
+    ),
+  );
   return addOptionFlags(command);
 }
 
@@ -85,8 +91,15 @@ function flagsKeptByNpm(env: NodeJS.ProcessEnv): string[] {
   });
 }
 
+/** What the command line asks of this process beside the fake's options. */
+interface CommandLine {
+  options: Partial<Options>;
+  /** `--exit-with-stdin`: end when standard input closes. */
+  exitWithStdin: boolean;
+}
+
 /** Parses argv, env and the config file into options: flags over environment variables over the file over defaults. */
-function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Options> {
+function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine {
   const command = buildCommand();
   command.exitOverride();
   command.configureOutput({
@@ -105,7 +118,7 @@ function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Partial<Optio
   };
   // A person at a terminal reads lines, a program reads JSON: unless asked, the format follows stdout.
   if (out.logFormat === undefined && process.stdout.isTTY === true) out.logFormat = 'pretty';
-  return out as Partial<Options>;
+  return { options: out as Partial<Options>, exitWithStdin: flags.exitWithStdin === true };
 }
 
 function logStartup(mock: MockServer, url: string): void {
@@ -149,9 +162,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv[0] === 'check-live')
     return (await import('./commands/check-live.js')).checkLive(argv.slice(1), env);
   if (argv[0] === 'capture') return (await import('./commands/capture.js')).capture(argv.slice(1), env);
+  if (argv[0] === 'mcp') return (await import('./commands/mcp.js')).runMcpCommand(argv.slice(1), env);
   let options: Partial<Options>;
+  let exitWithStdin: boolean;
   try {
-    options = parseCommandLine(argv, env);
+    ({ options, exitWithStdin } = parseCommandLine(argv, env));
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`error: ${error.message}\n`);
@@ -181,12 +196,26 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   for (const warning of flagsKeptByNpm(env)) mock.logger.warn(warning);
   const url = await mock.listen();
   logStartup(mock, url);
+  let stopping = false;
   const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     mock.logger.info({ signal }, 'shutting down');
     void mock.close().then(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  if (exitWithStdin) {
+    // The launcher's end of the pipe closes however it ends (even killed): the fake goes too, at
+    // once if connections linger past a short grace.
+    const ended = () => {
+      stop('stdin closed');
+      setTimeout(() => process.exit(0), 3000).unref();
+    };
+    process.stdin.once('end', ended);
+    process.stdin.once('error', ended);
+    process.stdin.resume();
+  }
   return -1;
 }
 

@@ -1,4 +1,4 @@
-import { bool, defaultsOf, int, type OptionSpec, type OptionsOf, oneOf, path, repeatable, type SettingKeyOf, secret, setting, specsOf, text } from './options/declare.js';
+import { bool, defaultsOf, int, type OptionSpec, type OptionsOf, oneOf, path, readFrom, repeatable, type SettingKeyOf, secret, setting, specsOf, text } from './options/declare.js';
 
 export type { OptionSpec } from './options/declare.js';
 export { ConfigError } from './options/parse-value.js';
@@ -23,6 +23,8 @@ const network = {
   adminToken: secret(text(undefined, 'bearer token protecting /__admin (health stays open)')),
   adminOrigins: text(undefined, "origins whose pages may call /__admin (comma-separated; default: only the fake's own pages)"),
   adminHosts: text(undefined, 'host names /__admin answers to besides loopback, IP literals and the machine name'),
+  mcpHttp: bool(false, 'serve the admin API as an MCP server (Streamable HTTP) at /__admin/mcp, behind the admin token and origin rules (docs/mcp.md)'),
+  tenants: readFrom('TENANTS_FILE', path("tenants file (JSON): each tenant's admin token (as its SHA-256) creates and administers its own sessions only, within its quotas; needs --admin-token")),
 };
 
 const tls = {

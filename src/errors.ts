@@ -62,6 +62,14 @@ export const ERROR_KINDS = {
     meaning: 'an item of a batch update is rejected',
     violation: true,
   },
+  invalidRunLabel: {
+    status: 400,
+    code: 4000,
+    message: 'invalid run label',
+    meaning:
+      'a session\u2019s run label (`run` of POST /__admin/sessions) breaks its rule: 1-128 characters of letters, digits and ._:@/-; its own code, 4000, tells it from a fake that knows no run labels (400 invalidBody, code 0, naming body/run as an unknown field)',
+    violation: true,
+  },
   invalidParameter: {
     status: 400,
     code: 0,
@@ -123,7 +131,7 @@ export const ERROR_KINDS = {
     code: 0,
     message: 'Forbidden',
     meaning:
-      'an admin call from a web page not allowed, for a host the fake does not serve, or on another session',
+      'an admin call from a web page not allowed, for a host the fake does not serve, on another session, or by a tenant beyond its own sessions (the message says what it may do)',
     violation: false,
   },
   proxyHostRefused: {
@@ -236,7 +244,7 @@ export const ERROR_KINDS = {
     code: 0,
     message: 'memory budget reached',
     meaning:
-      'the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget or its share; the message names the option',
+      "the data a client made the fake hold (documents, fixture sets, bodies in flight) would pass memoryBudget, its share, or the tenant's memoryBytes; the message names the option",
     violation: false,
   },
   rateLimited: {
@@ -251,7 +259,15 @@ export const ERROR_KINDS = {
     status: 429,
     code: 0,
     message: 'too many sessions',
-    meaning: 'session cap reached',
+    meaning: 'session cap reached: maxSessions of the server, or of the tenant (the message names which)',
+    violation: false,
+  },
+  tooManyRecords: {
+    status: 429,
+    code: 0,
+    message: 'too many records of this kind',
+    meaning:
+      'an instance holds its most faults (1,000), rate limits (100), expected violations (10,000) or applied scenarios (100); the message names the bound; nothing was added',
     violation: false,
   },
   headersTooLarge: {

@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { resolve } from 'node:path';
+import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { markServed } from './compile-cache.js';
 import {
@@ -23,10 +24,12 @@ import { RunReports } from './harness/run-reports.js';
 import { applyScenarioFiles } from './harness/scenario-files.js';
 import { ServerPowers, type SessionOptions } from './harness/server-powers.js';
 import { SessionRegistry, sessionPath } from './harness/sessions.js';
+import { TenantRegistry } from './harness/tenants.js';
 import { createApp } from './http/app.js';
 import { createAdminHandlers } from './http/handlers/admin-handlers.js';
 import { createVendorHandlers } from './http/handlers/vendor-handlers.js';
 import { createListeners } from './http/listeners.js';
+import { type RequestState, stateOf } from './http/request-state.js';
 import { createLogger } from './logger.js';
 import { MemoryBudget } from './memory-budget.js';
 import { resolveOptions } from './options/resolve.js';
@@ -153,20 +156,51 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const { dataset, source } = await loadFixtureInput(fixtures ?? options.fixtures, generation, 'inline');
   const settings = pickSettings(options);
   // One budget for everything clients make this server hold, root and sessions alike.
-  const memory = serverMemory(new MemoryBudget(options));
+  const budget = new MemoryBudget(options);
+  const memory = serverMemory(budget);
   const root = createInstance(undefined, dataset, options, settings, memory);
   const operationIds = clientOperationIds(spec.document);
+  const findingsLimit = options.journalLimit;
   // Sessions labelled with a run leave their reports to it when they end (within the budget).
-  const runs = new RunReports({ operationIds, findingsLimit: options.journalLimit, budget: memory.budget });
+  const runs = new RunReports({ operationIds, findingsLimit, budget });
+  // Tenants: each with its own runs and its quota within the budget (read before anything listens).
+  const tenants =
+    options.tenants === undefined
+      ? undefined
+      : new TenantRegistry({
+          file: options.tenants,
+          adminToken: options.adminToken,
+          budget,
+          memory,
+          operationIds,
+          findingsLimit,
+        });
   const sessions = new SessionRegistry({
     runs,
+    runsOf: (owner) => tenants?.get(owner)?.runs,
     maxSessions: options.maxSessions,
     idleSeconds: options.sessionIdleSeconds,
-    // Sessions start from the configured settings, whatever the root's were changed to since.
-    createInstance: (id, sessionData) => createInstance(id, sessionData, options, settings, memory),
+    // Sessions start from the configured settings, whatever the root's were changed to since; a
+    // tenant's count in its quota.
+    createInstance: (id, sessionData, owner) =>
+      createInstance(
+        id,
+        sessionData,
+        options,
+        settings,
+        (owner === undefined ? undefined : tenants?.get(owner)?.memory) ?? memory,
+      ),
   });
   const validators = createOperationValidators(spec.document);
-  const powers = new ServerPowers({ root, sessions, validators, operationIds, runs, memory: memory.budget });
+  const powers = new ServerPowers({
+    root,
+    sessions,
+    validators,
+    operationIds,
+    runs,
+    memory: budget,
+    tenants,
+  });
   if (options.scenario !== undefined) applyScenarioFiles(options.scenario, root, powers.checks);
   const fixturesPath = typeof fixtures === 'string' ? fixtures : options.fixtures;
   if (options.watch && fixturesPath === undefined)
@@ -177,6 +211,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const certificates = options.httpsPort === undefined ? undefined : await ServerCertificates.open(options);
   if (certificates?.ca.warning !== undefined)
     logger.warn({ tlsCa: certificates.ca.certPath }, certificates.ca.warning);
+  // The MCP endpoint (and the SDK) load only when asked for; its tool calls go to the port listened on.
+  const mcp = options.mcpHttp
+    ? (await import('./mcp/http-endpoint.js')).createMcpEndpoint(spec, () => mock.url)
+    : undefined;
   const served = createApp({
     handlers: { vendor: createVendorHandlers(spec.document), admin: createAdminHandlers(powers) },
     options,
@@ -186,7 +224,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     validators,
     fixtureSource: source,
     tlsCaPem: certificates?.ca.certPem,
-    memory: memory.budget,
+    memory: budget,
+    mcp,
   });
   // With a state file, every acknowledged change is on disk first; without one, requests take
   // no extra step.
@@ -198,6 +237,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
           app: served,
           given: givenSettings(rest, settings),
           logger,
+          sessions,
+          checks: powers.checks,
+          // The request's state, once the app has put it on the response (undefined before).
+          servedBy: (res) => (stateOf(res as Response) as RequestState | undefined)?.instance,
         });
   const app = kept?.app ?? served;
   const listeners = createListeners({
@@ -214,7 +257,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     app,
     options,
     root,
-    memory: memory.budget,
+    memory: budget,
     sessions,
     logger,
     fixtureSource: source,

@@ -13,6 +13,8 @@ import { ApiError } from './errors.js';
  *   tokens     the access and refresh tokens issued, in every instance
  *   bodies     request bodies being read and parsed, after inflation
  *   counters   rate limits' counters per key or token (harness/rate-limits.ts)
+ *   controls   what admin calls leave: faults (bodies, headers), rate limits, declared
+ *              violations, applied scenarios with their steps (harness/held-records.ts)
  *
  * Each kind has a limit (a share of `memoryBudget`, lowered by its own option where it has one)
  * and the kinds that stay (all but bodies) together stay within `memoryBudget`. The
@@ -31,6 +33,7 @@ export const BUDGET_KINDS = [
   'tokens',
   'bodies',
   'counters',
+  'controls',
 ] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
@@ -49,6 +52,7 @@ export const BUDGET_SHARES: Readonly<Record<BudgetKind, number>> = {
   tokens: 0.1,
   bodies: 0.3,
   counters: 0.05,
+  controls: 0.1,
 };
 
 /** `memoryBudget` 0 (the default) means this fraction of the heap limit. */
@@ -63,6 +67,7 @@ const WHAT: Readonly<Record<BudgetKind, string>> = {
   tokens: 'issued tokens',
   bodies: 'request bodies in flight',
   counters: 'rate limit counters',
+  controls: 'faults, rate limits, expected violations and scenarios',
 };
 
 /** What a client can do when a kind is full. */
@@ -75,6 +80,8 @@ const REMEDY: Readonly<Record<BudgetKind, string>> = {
     'use each token until it expires (expired tokens make room), delete sessions, load fixtures, or raise',
   bodies: 'retry shortly, send smaller or fewer bodies at once, or raise',
   counters: 'clear rate limits (DELETE /__admin/rate-limits), or raise',
+  controls:
+    'remove faults, rate limits, expected violations or scenarios (DELETE /__admin/faults, ...), reset the instance, delete sessions, or raise',
 };
 
 export interface BudgetUsage {
@@ -105,7 +112,22 @@ export function totalBudget(memoryBudget: number): number {
   return Math.floor(getHeapStatistics().heap_size_limit * HEAP_SHARE);
 }
 
-export class MemoryBudget {
+/**
+ * What the parts of an instance (its documents, tokens, journal, report, rate limits) count
+ * their bytes in: the server's `MemoryBudget`, or a tenant's `TenantQuota` within it.
+ */
+export interface MemoryAccount {
+  limit(kind: BudgetKind): number;
+  used(kind: BudgetKind): number;
+  fits(kind: BudgetKind, bytes: number): boolean;
+  reserve(kind: BudgetKind, bytes: number): void;
+  add(kind: BudgetKind, bytes: number): void;
+  release(kind: BudgetKind, bytes: number): void;
+  excess(kind: BudgetKind): number;
+  refusal(kind: BudgetKind, bytes: number): ApiError;
+}
+
+export class MemoryBudget implements MemoryAccount {
   readonly total: number;
   readonly #limits: Record<BudgetKind, number>;
   readonly #options: Record<BudgetKind, string>;
@@ -117,6 +139,7 @@ export class MemoryBudget {
     tokens: 0,
     bodies: 0,
     counters: 0,
+    controls: 0,
   };
   #sum = 0;
 
@@ -132,6 +155,7 @@ export class MemoryBudget {
       tokens: share('tokens'),
       bodies: share('bodies'),
       counters: share('counters'),
+      controls: share('controls'),
     };
     this.#options = {
       documents: 'memoryBudget',
@@ -141,6 +165,7 @@ export class MemoryBudget {
       tokens: 'memoryBudget',
       bodies: 'memoryBudget',
       counters: 'memoryBudget',
+      controls: 'memoryBudget',
     };
   }
 
@@ -210,6 +235,120 @@ export class MemoryBudget {
       total: { used: this.#sum, limit: this.total, option: 'memoryBudget' },
       kinds,
     };
+  }
+}
+
+/** The kinds a tenant's `memoryBytes` counts: what its sessions hold (not bodies in flight or counters). */
+export const QUOTA_KINDS: ReadonlySet<BudgetKind> = new Set<BudgetKind>([
+  'documents',
+  'journals',
+  'fixtures',
+  'findings',
+  'tokens',
+]);
+
+/** What a tenant can do when its quota is full, by kind. */
+const QUOTA_REMEDY: Readonly<Partial<Record<BudgetKind, string>>> = {
+  documents: 'reset its sessions (POST /__admin/reset), delete some',
+  journals: 'clear its sessions\u2019 journals, delete some',
+  fixtures: 'delete some of its sessions, share the root\u2019s fixtures',
+  findings: 'clear its sessions\u2019 reports (DELETE /__admin/report), delete some',
+  tokens: 'use each token until it expires, delete some of its sessions',
+};
+
+/**
+ * One tenant's share of the server's budget (`memoryBytes` in the tenants file): the sessions it
+ * owns count here and in the server's budget at once. Documents, journals, fixture sets,
+ * findings and tokens of all its sessions together stay within `bytes`, and each kind within its
+ * share of it (`BUDGET_SHARES`, as the server's kinds within `memoryBudget`), so journals and
+ * findings, which make room by dropping their oldest entries, never take the room a write needs.
+ * A write past it is refused (429 `memoryBudget`, naming the tenant and `memoryBytes`) as the
+ * server's budget refuses it, and its journals and findings drop their oldest entries (through
+ * their pools) as the server's do. The server's own limits still apply first; another tenant's
+ * quota is untouched.
+ */
+export class TenantQuota implements MemoryAccount {
+  readonly server: MemoryBudget;
+  readonly tenant: string;
+  /** Most bytes its sessions may hold together (`Infinity`: only the server's budget bounds them). */
+  readonly bytes: number;
+  #held = 0;
+  readonly #kinds = new Map<BudgetKind, number>();
+
+  constructor(server: MemoryBudget, tenant: string, bytes: number | undefined) {
+    this.server = server;
+    this.tenant = tenant;
+    this.bytes = bytes ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Bytes its sessions hold now (of the kinds the quota counts). */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** The most bytes of `kind` its sessions may hold: its share of the quota. */
+  #share(kind: BudgetKind): number {
+    return Math.floor(this.bytes * BUDGET_SHARES[kind]);
+  }
+
+  #of(kind: BudgetKind): number {
+    return this.#kinds.get(kind) ?? 0;
+  }
+
+  limit(kind: BudgetKind): number {
+    return this.server.limit(kind);
+  }
+
+  used(kind: BudgetKind): number {
+    return this.server.used(kind);
+  }
+
+  fits(kind: BudgetKind, bytes: number): boolean {
+    if (!this.server.fits(kind, bytes)) return false;
+    if (bytes <= 0 || !QUOTA_KINDS.has(kind)) return true;
+    return this.#of(kind) + bytes <= this.#share(kind) && this.#held + bytes <= this.bytes;
+  }
+
+  reserve(kind: BudgetKind, bytes: number): void {
+    if (!this.fits(kind, bytes)) throw this.refusal(kind, bytes);
+    this.add(kind, bytes);
+  }
+
+  add(kind: BudgetKind, bytes: number): void {
+    this.server.add(kind, bytes);
+    if (!QUOTA_KINDS.has(kind)) return;
+    this.#held += bytes;
+    this.#kinds.set(kind, this.#of(kind) + bytes);
+  }
+
+  release(kind: BudgetKind, bytes: number): void {
+    this.add(kind, -bytes);
+  }
+
+  /** Bytes of `kind` over its share of the quota, or over the quota (the server's own excess is its pools' to trim). */
+  excess(kind: BudgetKind): number {
+    if (!QUOTA_KINDS.has(kind)) return 0;
+    return Math.max(0, this.#of(kind) - this.#share(kind), this.#held - this.bytes);
+  }
+
+  /** The tenant's quota named when it is what is full; the server's refusal otherwise. */
+  refusal(kind: BudgetKind, bytes: number): ApiError {
+    if (!QUOTA_KINDS.has(kind) || this.server.fits(kind, bytes) === false)
+      return this.server.refusal(kind, bytes);
+    const remedy = `${QUOTA_REMEDY[kind]}, or raise its memoryBytes`;
+    if (this.#of(kind) + bytes > this.#share(kind)) {
+      return new ApiError(
+        'memoryBudget',
+        `memory budget reached: tenant quota: ${WHAT[kind]} of tenant "${this.tenant}"\u2019s sessions would hold ` +
+          `${this.#of(kind) + bytes} bytes, over their share of its memoryBytes (${this.#share(kind)} of ${this.bytes} bytes) ` +
+          `in the tenants file; ${remedy}`,
+      );
+    }
+    return new ApiError(
+      'memoryBudget',
+      `memory budget reached: tenant quota: the sessions of tenant "${this.tenant}" would hold ${this.#held + bytes} bytes ` +
+        `(${WHAT[kind]} included), over its memoryBytes (${this.bytes} bytes) in the tenants file; ${remedy}`,
+    );
   }
 }
 

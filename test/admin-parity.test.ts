@@ -4,7 +4,9 @@
  * in process (`x-controls`). This test holds the spec, the handler table, the controls and the
  * admin client to that one list, both ways: a power missing in one place, or a method no
  * operation names, fails here (docs/admin-api.md's tables are made from the same operations:
- * test/generated-files.test.ts). The dataset kinds are held to the spec the same way.
+ * test/generated-files.test.ts). The MCP server's tools are held to it too: one per operation,
+ * named by its operationId, taking its parameters and body (test/mcp/ drives them through the
+ * SDK's client). The dataset kinds are held to the spec the same way.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { loadSpec, resolveRef } from '../src/contract/spec-document.js';
 import { DATASET_KINDS } from '../src/domain/types.js';
 import { ServerPowers } from '../src/harness/server-powers.js';
 import { createAdminHandlers } from '../src/http/handlers/admin-handlers.js';
+import { adminTools, BODY_ARGUMENT, SESSION_ARGUMENT } from '../src/mcp/tools.js';
 import { createTestServer, type TestServer } from './support/test-server.js';
 
 const spec = loadSpec();
@@ -173,6 +176,31 @@ describe('an admin power is defined once', () => {
     );
     await expect(mock.request(999_999)).rejects.toMatchObject({ kind: 'requestNotFound' });
     expect((await http.get('/__admin/requests/999999')).status).toBe(404);
+  });
+});
+
+describe('the MCP server has a tool per admin operation', () => {
+  const tools = adminTools(spec.document);
+
+  it('one tool per operation, named by its operationId, and no other', () => {
+    expect(tools.map((t) => t.name).sort()).toEqual(adminOperations.map((op) => op.operationId).sort());
+  });
+
+  it("each tool takes its operation's path and query parameters, its body, and the session", () => {
+    for (const op of adminOperations) {
+      const tool = tools.find((t) => t.name === op.operationId);
+      const expected = [
+        SESSION_ARGUMENT,
+        ...op.parameters.filter((p) => p.in === 'path' || p.in === 'query').map((p) => p.name),
+        ...(op.requestBody?.content.has('application/json') ? [BODY_ARGUMENT] : []),
+      ].sort();
+      expect(Object.keys(tool?.inputSchema.properties ?? {}).sort(), op.operationId).toEqual(expected);
+      const required = op.parameters.filter((p) => p.in === 'path' || (p.in === 'query' && p.required));
+      for (const p of required) expect(tool?.inputSchema.required, op.operationId).toContain(p.name);
+      expect(tool?.inputSchema.required.includes(BODY_ARGUMENT), op.operationId).toBe(
+        op.requestBody?.required === true,
+      );
+    }
   });
 });
 

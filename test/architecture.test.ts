@@ -11,7 +11,9 @@ import { describe, expect, it } from 'vitest';
  *   contract/          the spec: document, operations, validators, fallback mocker, handler types
  *   domain/            the fake itself: store, queries, writes, tokens, fixtures
  *   tls/               certificates: the local CA, server certificates, the TLS host names
- *   live/, commands/   check-live, capture and report: beside the server, which imports neither
+ *   live/, commands/   check-live, capture, report and mcp: beside the server, which imports neither
+ *   mcp/               the MCP server over the admin API: a client of it, which only the entry
+ *                      points and commands/ import
  *   config.ts, options/, errors.ts, logger.ts, precompiled-validators.ts   shared by all
  *
  * `ui/` is the browser's code (the inspector, built into dist/ui): it imports nothing of the
@@ -85,6 +87,14 @@ const rules: IForbiddenRuleType[] = [
     to: { path: '^src/(live|commands)/' },
   },
   {
+    // The MCP server is a client of the admin API: the server hands it requests (index.ts composes
+    // it, loaded only with --mcp-http), and nothing of the server imports it.
+    name: 'mcp-stands-beside',
+    severity: 'error',
+    from: { path: '^src/(domain|contract|harness|http|tls|live|client)/' },
+    to: { path: '^src/mcp/' },
+  },
+  {
     name: 'server-never-imports-ui',
     severity: 'error',
     from: { path: '^src/', pathNot: '^src/ui/' },
@@ -109,6 +119,11 @@ async function cruiseWith(paths: string[], forbidden: IForbiddenRuleType[]): Pro
       tsConfig: { fileName: 'tsconfig.json' },
       exclude: { path: '\\.d\\.ts$' },
       doNotFollow: { path: 'node_modules' },
+      // Packages that map their subpaths with `exports` (the MCP SDK's `./*`) resolve as Node resolves them.
+      enhancedResolveOptions: {
+        exportsFields: ['exports'],
+        conditionNames: ['import', 'require', 'node', 'default'],
+      },
     },
     {},
     { tsConfig: extractTSConfig('tsconfig.json') },

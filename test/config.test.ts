@@ -45,6 +45,8 @@ const NAMES_IN_USE = [
   'CORS_ORIGINS',
   'ADMIN_ORIGINS',
   'ADMIN_HOSTS',
+  'MCP_HTTP',
+  'TENANTS_FILE',
   'JOURNAL_LIMIT',
   'JOURNAL_BYTES',
   'JOURNAL_BODY_BYTES',
@@ -86,7 +88,8 @@ describe('the option declarations', () => {
     for (const spec of OPTION_SPECS) {
       expect(spec.flag, spec.key).toBe(flagName(spec.key));
       expect(spec.flag, spec.key).toMatch(/^--[a-z]+(-[a-z]+)*$/);
-      expect(spec.env, spec.key).toBe(envName(spec.key));
+      // The one variable named apart from its key: `tenants` (`--tenants`) reads TENANTS_FILE.
+      expect(spec.env, spec.key).toBe(spec.key === 'tenants' ? 'TENANTS_FILE' : envName(spec.key));
       expect(spec.env, spec.key).toMatch(/^[A-Z]+(_[A-Z]+)*$/);
       expect(Object.keys(GROUP_TITLES), spec.key).toContain(spec.group);
       expect(spec.description.length, spec.key).toBeGreaterThan(8);
@@ -100,7 +103,9 @@ describe('the option declarations', () => {
   it('keep every environment variable and flag users script against', () => {
     expect(OPTION_SPECS.map((s) => s.env).sort()).toEqual([...NAMES_IN_USE].sort());
     const flags = OPTION_SPECS.map((s) => s.flag);
-    for (const env of NAMES_IN_USE) expect(flags).toContain(`--${env.toLowerCase().replace(/_/g, '-')}`);
+    for (const env of NAMES_IN_USE.filter((name) => name !== 'TENANTS_FILE'))
+      expect(flags).toContain(`--${env.toLowerCase().replace(/_/g, '-')}`);
+    expect(flags).toContain('--tenants');
   });
 
   it('put every group to use, each under a heading', () => {
@@ -122,7 +127,7 @@ describe('the option declarations', () => {
       OPTION_SPECS.filter((s) => s.path)
         .map((s) => s.key)
         .sort(),
-    ).toEqual(['fixtures', 'stateFile', 'tlsCaCert', 'tlsCaKey', 'tlsDir']);
+    ).toEqual(['fixtures', 'stateFile', 'tenants', 'tlsCaCert', 'tlsCaKey', 'tlsDir']);
   });
 });
 

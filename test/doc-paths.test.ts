@@ -27,7 +27,7 @@ const MADE_BY_THE_READER = new Map([
 
 /** A repository path: a top-level folder of the repository and what follows, outside URLs and names. */
 const PATH =
-  /(?<![\w./$:-])(?:\.\/)?((?:examples|test|src|fixtures|spec|scripts|docker|bench|docs)\/[\w./*-]*[\w/])/g;
+  /(?<![\w./$:-])(?:\.\/)?((?:examples|test|src|fixtures|spec|scripts|docker|bench|docs|deploy)\/[\w./*-]*[\w/])/g;
 
 describe('paths the docs name', () => {
   it('exist in the repository (from its root, from the page, or from examples/ for its excerpts)', () => {

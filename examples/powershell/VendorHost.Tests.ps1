@@ -1,7 +1,8 @@
 # The same client pinned to the vendor's host, https://us-clover.passportalmsp.com, reaching its
 # own session through the fake's proxy (HTTPS_PROXY with the session id as the proxy user) and
-# trusting the fake's CA. .NET on Linux reads SSL_CERT_FILE once per process, so the client runs
-# in a process of its own (Start-Job) started after the variable is set.
+# trusting the fake's CA beside the machine's (the CA bundle), with NO_PROXY for its other
+# services: the environment Get-PassportalFakeEnvironment gives. .NET on Linux reads these once
+# per process, so the client runs in a process of its own (Start-Job) started after they are set.
 BeforeAll {
     Import-Module (Join-Path $PSScriptRoot '../../clients/powershell/PassportalFake/PassportalFake.psd1')
 }
@@ -14,8 +15,8 @@ Describe 'the client pinned to us-clover.passportalmsp.com' {
     AfterAll { $session | Remove-PassportalFakeSession }
 
     It 'reads its clients and a document through the proxy, in its own session' {
-        $env:SSL_CERT_FILE = $env:PASSPORTAL_FAKE_CA
-        $env:HTTPS_PROXY = $session.ProxyUrl
+        $environment = $session | Get-PassportalFakeEnvironment
+        foreach ($name in $environment.Keys) { Set-Item "env:$name" $environment[$name] }
         try {
             $job = Start-Job -ArgumentList (Join-Path $PSScriptRoot 'passportal-client.ps1'), $session.KeyId, $session.Secret -ScriptBlock {
                 param($Client, $KeyId, $Secret)
@@ -26,7 +27,7 @@ Describe 'the client pinned to us-clover.passportalmsp.com' {
             }
             $answer = $job | Receive-Job -Wait -AutoRemoveJob
         } finally {
-            Remove-Item env:HTTPS_PROXY, env:SSL_CERT_FILE -ErrorAction SilentlyContinue
+            foreach ($name in $environment.Keys) { Remove-Item "env:$name" -ErrorAction SilentlyContinue }
         }
         $answer.Clients | Should -Be 2
         $answer.Label | Should -Not -BeNullOrEmpty

@@ -32,7 +32,6 @@ $fake = Start-PassportalFake @start
 New-Item -ItemType Directory -Force -Path $OutputDirectory | Out-Null
 $run = 'pester-' + (Get-Date -Format 'yyyyMMdd-HHmmss') + '-' + [guid]::NewGuid().ToString('N').Substring(0, 6)
 $env:PASSPORTAL_FAKE_URL = $fake.BaseUrl
-$env:PASSPORTAL_FAKE_CA = $fake.CaCertPath
 $env:PASSPORTAL_RUN = $run
 try {
     $configuration = New-PesterConfiguration

@@ -11,7 +11,7 @@ import type {
   NoticeRecord,
   ViolationRecord,
 } from '../harness/journal.js';
-import { assertNoViolations } from '../harness/no-violations.js';
+import { judgeCheck, sinceLastCheck } from '../harness/no-violations.js';
 import type { RateLimitInput, RateLimitView } from '../harness/rate-limits.js';
 import type { Report, ReportFormat } from '../harness/report.js';
 import type { ScenarioInput, ScenarioListing } from '../harness/scenarios.js';
@@ -55,6 +55,8 @@ export interface SessionInfo {
   ownKeyIds?: string[];
   /** The run label it was created with. */
   run?: string;
+  /** The tenant that created and owns it (`--tenants`); absent for the operator's sessions. */
+  owner?: string;
 }
 
 /** The journal's filters and page (`GET /__admin/requests`). */
@@ -98,11 +100,14 @@ export interface AdminClient {
    */
   report(): Promise<Report>;
   report(format: Exclude<ReportFormat, 'json'>): Promise<string>;
-  /** The report of a run's sessions together, deleted ones included (at the root URL). */
-  report(query: { run: string; format?: 'json' }): Promise<Report>;
-  report(query: { run: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
-  /** Forgets what the report holds (`DELETE /__admin/report`); with `run`, that run's report. */
-  clearReport(query?: { run: string }): Promise<void>;
+  /**
+   * The report of a run's sessions together, deleted ones included (at the root URL). With
+   * `--tenants`, `tenant` names whose run it is (the operator's token; a tenant's reads its own).
+   */
+  report(query: { run: string; tenant?: string; format?: 'json' }): Promise<Report>;
+  report(query: { run: string; tenant?: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
+  /** Forgets what the report holds (`DELETE /__admin/report`); with `run` (and `tenant`), that run's report. */
+  clearReport(query?: { run: string; tenant?: string }): Promise<void>;
   /** Adds a fault; answers its id. */
   addFault(fault: FaultInput): Promise<string>;
   faults(): Promise<FaultView[]>;
@@ -150,10 +155,44 @@ function queryString(query: Record<string, unknown> | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
+/** An admin call's answer as it came: status, media type (without parameters) and text. */
+export interface AdminAnswer {
+  status: number;
+  mediaType: string;
+  text: string;
+}
+
+/** One admin call: `method` and the path under `/__admin` (with its query string), a JSON body. */
+export type AdminCall = (method: string, path: string, body?: unknown) => Promise<AdminAnswer>;
+
+/**
+ * The one way every client of this module reaches the admin API of the fake (or session) at
+ * `baseUrl`: the typed client's methods below, and the MCP server's tools (src/mcp), which call
+ * any admin operation of the spec by its method and path. Answers whatever status came back.
+ */
+export function createAdminCall(baseUrl: string, options: AdminClientOptions = {}): AdminCall {
+  const base = baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  return async (method, path, body) => {
+    const headers: Record<string, string> = {};
+    if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await doFetch(`${base}/__admin${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    return { status: res.status, mediaType, text: await res.text() };
+  };
+}
+
 /** A client of the admin API of the fake (or session) at `baseUrl`, e.g. `http://127.0.0.1:4010`. */
 export function createAdminClient(baseUrl: string, options: AdminClientOptions = {}): AdminClient {
   const base = baseUrl.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? fetch;
+  const send = createAdminCall(base, options);
+  /** What `expectNoViolations` keys its previous check by: this client. */
+  const checkedAt = {};
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const text = await callText(method, path, body);
@@ -167,23 +206,15 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
 
   /** The answer's text; an error answer throws `AdminError` with its body. */
   async function callText(method: string, path: string, body?: unknown): Promise<string> {
-    const headers: Record<string, string> = {};
-    if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await doFetch(`${base}/__admin${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) {
+    const { status, text } = await send(method, path, body);
+    if (status < 200 || status > 299) {
       let parsed: unknown;
       try {
         parsed = text === '' ? undefined : JSON.parse(text);
       } catch {
         // Not the fake's answer (a proxy's error page, say): the status still tells.
       }
-      throw new AdminError(method, `/__admin${path}`, res.status, parsed as ErrorBody | undefined);
+      throw new AdminError(method, `/__admin${path}`, status, parsed as ErrorBody | undefined);
     }
     return text;
   }
@@ -204,7 +235,9 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
         violations: ViolationRecord[];
         unmetExpectations?: ExpectedViolationView[];
       }>('GET', '/violations');
-      assertNoViolations(violations, base, unmetExpectations ?? []);
+      // The report's exact counts since this client's previous check: a reset hides nothing.
+      const hidden = sinceLastCheck(checkedAt, await call<Report>('GET', '/report'));
+      judgeCheck(violations, base, unmetExpectations ?? [], hidden);
     },
     expectViolation: async (expectation = {}) =>
       (await call<{ id: string }>('POST', '/expected-violations', expectation)).id,
@@ -214,9 +247,10 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     clearExpectedViolations: async () => void (await call('DELETE', '/expected-violations')),
     removeExpectedViolation: async (id) =>
       void (await call('DELETE', `/expected-violations/${encodeURIComponent(id)}`)),
-    report: ((query?: ReportFormat | { run: string; format?: ReportFormat }) => {
-      const { format, run } = typeof query === 'object' ? query : { format: query, run: undefined };
-      const search = queryString({ run, format: format === 'json' ? undefined : format });
+    report: ((query?: ReportFormat | { run: string; tenant?: string; format?: ReportFormat }) => {
+      const { format, run, tenant } =
+        typeof query === 'object' ? query : { format: query, run: undefined, tenant: undefined };
+      const search = queryString({ run, tenant, format: format === 'json' ? undefined : format });
       return format === undefined || format === 'json'
         ? call<Report>('GET', `/report${search}`)
         : callText('GET', `/report${search}`);

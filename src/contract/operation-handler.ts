@@ -14,6 +14,11 @@ export interface OperationContext<TInstance = unknown> {
   instance: TInstance;
   /** Set for operations that need an access token. */
   principal: Principal | undefined;
+  /**
+   * The tenant calling the admin API with its own token (its name; `--tenants`); undefined for
+   * the operator, for an open admin API and for the vendor API.
+   */
+  tenant?: string;
   request: ValidRequest;
   headers: Record<string, string | string[] | undefined>;
   /** The vendor's request identifier for this request (also in error bodies). */

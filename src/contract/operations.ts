@@ -22,6 +22,27 @@ export interface RequestBodyDef {
   content: Map<string, Record<string, unknown>>;
 }
 
+/**
+ * What a tenant's token may do with an admin operation (`x-tenant` in the spec, on every admin
+ * operation; `http/tenant-boundary.ts` enforces it, the operator's token may do everything):
+ *
+ *   open                no token needed (the health check)
+ *   operator            the operator's alone
+ *   own-session         on a session the tenant owns (`/sessions/{id}/__admin/...`), never the root
+ *   own-session-or-run  as own-session, or at the root for one of the tenant's runs (`?run=`)
+ *   tenant-creatable    at the root or its own session, on the sessions it owns: create, list, delete
+ */
+export const TENANCIES = [
+  'open',
+  'operator',
+  'own-session',
+  'own-session-or-run',
+  'tenant-creatable',
+] as const;
+export type Tenancy = (typeof TENANCIES)[number];
+
+const isTenancy = (value: unknown): value is Tenancy => (TENANCIES as readonly unknown[]).includes(value);
+
 export interface Operation {
   operationId: string;
   method: HttpMethod;
@@ -32,6 +53,8 @@ export interface Operation {
   tags: string[];
   parameters: ParameterDef[];
   requestBody: RequestBodyDef | undefined;
+  /** `x-tenant`: what a tenant may do with it (admin operations); undefined when not declared. */
+  tenancy: Tenancy | undefined;
   /** The raw operation object, for the fallback mocker and response checks. */
   raw: Record<string, unknown>;
 }
@@ -106,6 +129,7 @@ function readOperations(document: OpenApiDocument): Operation[] {
         tags: Array.isArray(op.tags) ? op.tags.map(String) : [],
         parameters: [...byKey.values()],
         requestBody,
+        tenancy: isTenancy(op['x-tenant']) ? op['x-tenant'] : undefined,
         raw: op,
       });
     }

@@ -9,7 +9,7 @@
  */
 import type { Settings } from '../config.js';
 import { ApiError, capViolations } from '../errors.js';
-import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import { jsonBytes, type MemoryAccount } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
 import { type BatchMode, planBatch } from './batch-update.js';
 import { Catalog } from './catalog.js';
@@ -168,7 +168,7 @@ export class Fake {
   #store: DocumentStore;
   readonly #tokens: TokenStore;
   /** Counts the documents written since the reset point (`documents` of the server's budget). */
-  readonly #budget: MemoryBudget | undefined;
+  readonly #budget: MemoryAccount | undefined;
   /** The size (JSON bytes) of each document written since the reset point, by id. */
   #written = new Map<number, number>();
   #writtenBytes = 0;
@@ -178,7 +178,7 @@ export class Fake {
    */
   onChange: ((change: StateChange) => void) | undefined;
 
-  constructor(dataset: Dataset, settings: Settings, clock: Clock = new Clock(), budget?: MemoryBudget) {
+  constructor(dataset: Dataset, settings: Settings, clock: Clock = new Clock(), budget?: MemoryAccount) {
     this.settings = { ...settings };
     this.clock = clock;
     this.#budget = budget;
@@ -461,6 +461,11 @@ export class Fake {
       clockOffsetSeconds: this.clock.offsetSeconds(),
       settings: { ...this.settings },
     };
+  }
+
+  /** Stands for the reset point, as `persistentState().loaded` does, without making the rest. */
+  get resetPointMarker(): object {
+    return this.#loaded;
   }
 
   /** Back to a state `persistentState()` described: `changed` are validated documents of `resetPoint`'s catalogue. */

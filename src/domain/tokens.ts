@@ -14,7 +14,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.js';
-import type { MemoryBudget } from '../memory-budget.js';
+import type { MemoryAccount } from '../memory-budget.js';
 
 /** Lower-case hex HMAC-SHA256 of `content` keyed with `secret`. */
 export function computeHash(secret: string, content: string): string {
@@ -83,13 +83,13 @@ export class TokenStore {
   /** Insertion-ordered, so the oldest tokens come first. */
   readonly #grants = new Map<string, TokenGrant>();
   #observer: TokenObserver | undefined;
-  readonly #budget: MemoryBudget | undefined;
+  readonly #budget: MemoryAccount | undefined;
   /** Bytes counted in the budget for the tokens held. */
   #counted = 0;
   /** No token held expires before this (a lower bound: a full sweep before it finds nothing). */
   #earliestExpiry = Number.POSITIVE_INFINITY;
 
-  constructor(budget?: MemoryBudget) {
+  constructor(budget?: MemoryAccount) {
     this.#budget = budget;
   }
 

@@ -151,6 +151,7 @@ export const VENDOR_BEHAVIOURS = {
  */
 export const ERRORS_NOT_MET = {
   invalidParameter: 'admin API only',
+  invalidRunLabel: 'admin API only',
   adminUnauthorized: 'admin API only',
   adminForbidden: 'admin API only',
   sessionNotFound: 'admin API and session prefixes only',
@@ -158,6 +159,7 @@ export const ERRORS_NOT_MET = {
   runNotFound: 'admin API only',
   tlsNotEnabled: 'admin API only',
   tooManySessions: 'admin API only',
+  tooManyRecords: 'admin API only',
   proxyHostRefused: 'answered by the proxy before any instance',
   proxyCredentialsRequired: 'answered by the proxy before any instance',
   proxySessionNotFound: 'answered by the proxy before any instance',

@@ -141,12 +141,53 @@ export class Coverage {
     this.#notices.clear();
   }
 
+  /**
+   * The exact counts as a state file keeps them (not the findings listed, nor the example request
+   * ids: they point into the journal, which is not kept).
+   */
+  keep(): KeptCoverage {
+    return {
+      requests: this.requests,
+      since: this.since,
+      operations: [...this.operations],
+      behaviours: [...this.behaviours].map(([id, t]) => [id, t.count]),
+      violatingRequests: this.violatingRequests,
+      requestsWithNotices: this.requestsWithNotices,
+      noticeCodes: [...this.noticeCodes],
+    };
+  }
+
+  /** Back to counts `keep` described: every finding they count is reported as no longer listed. */
+  restore(kept: KeptCoverage): void {
+    this.clear();
+    this.requests = kept.requests;
+    this.since = kept.since;
+    for (const [id, n] of kept.operations) this.operations.set(id, n);
+    for (const [id, count] of kept.behaviours) this.behaviours.set(id, { count, requests: [] });
+    this.violatingRequests = kept.violatingRequests;
+    this.requestsWithNotices = kept.requestsWithNotices;
+    for (const [code, n] of kept.noticeCodes) this.noticeCodes.set(code, n);
+    this.#violations.dropped = kept.violatingRequests;
+    this.#notices.dropped = kept.requestsWithNotices;
+  }
+
   /** Gives the lists' bytes back to the budget (the instance is going away). */
   dispose(): void {
     this.clear();
     this.#violations.dispose();
     this.#notices.dispose();
   }
+}
+
+/** A coverage's counts as a state file keeps them (`Coverage.keep`). */
+export interface KeptCoverage {
+  requests: number;
+  since: number;
+  operations: Array<[string, number]>;
+  behaviours: Array<[BehaviourId, number]>;
+  violatingRequests: number;
+  requestsWithNotices: number;
+  noticeCodes: Array<[NoticeCode, number]>;
 }
 
 function recordOf(entry: JournalEntry): FindingRecord {

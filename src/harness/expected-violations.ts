@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Violation } from '../errors.js';
+import type { MemoryAccount } from '../memory-budget.js';
+import { HeldRecords } from './held-records.js';
 import { pathMatcher } from './path-pattern.js';
 
 /**
@@ -92,9 +94,18 @@ function viewOf(d: Declaration): ExpectedViolationView {
 /** The declarations of one instance. */
 export class ExpectedViolations {
   #declarations: Declaration[] = [];
+  readonly #held: HeldRecords;
 
-  /** Adds a declaration whose shape was checked against the spec. */
+  constructor(budget?: MemoryAccount) {
+    this.#held = new HeldRecords('expectedViolations', budget);
+  }
+
+  /**
+   * Adds a declaration whose shape was checked against the spec; `tooManyRecords` or
+   * `memoryBudget` past the bounds (held-records.ts), nothing added.
+   */
   add(input: ExpectedViolationInput): ExpectedViolationView {
+    const bytes = this.#held.admit(input);
     const declaration: Declaration = {
       id: randomBytes(6).toString('base64url'),
       method: input.method?.toUpperCase(),
@@ -105,6 +116,7 @@ export class ExpectedViolations {
       met: 0,
     };
     this.#declarations.push(declaration);
+    this.#held.hold(declaration.id, bytes);
     return viewOf(declaration);
   }
 
@@ -120,6 +132,7 @@ export class ExpectedViolations {
   delete(id: string): boolean {
     const before = this.#declarations.length;
     this.#declarations = this.#declarations.filter((d) => d.id !== id);
+    this.#held.release(id);
     return this.#declarations.length < before;
   }
 
@@ -127,11 +140,31 @@ export class ExpectedViolations {
   clear(): ExpectedViolationView[] {
     const unmet = this.unmet();
     this.#declarations = [];
+    this.#held.releaseAll();
     return unmet;
   }
 
   get size(): number {
     return this.#declarations.length;
+  }
+
+  /** The declarations as a state file keeps them (as listed, `met` included). */
+  keep(): ExpectedViolationView[] {
+    return this.list();
+  }
+
+  /** Puts back declarations `keep` described; `check` checks each as the admin API does. */
+  restore(
+    kept: readonly ExpectedViolationView[],
+    check: (input: ExpectedViolationInput) => ExpectedViolationInput,
+  ): void {
+    this.#declarations = [];
+    for (const { id, met, ...input } of kept) {
+      this.add(check(input));
+      const declaration = this.#declarations.at(-1) as Declaration;
+      declaration.id = id;
+      declaration.met = met;
+    }
   }
 
   /**

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { ApiError, type Violation } from '../errors.js';
+import type { MemoryAccount } from '../memory-budget.js';
+import { HeldRecords } from './held-records.js';
 import { pathMatcher } from './path-pattern.js';
 import { SeededChance } from './seeded-chance.js';
 import { serialisable } from './serialisable.js';
@@ -131,9 +134,14 @@ export function problemsOf(input: FaultInput): Violation[] {
       location: 'body/headers',
       message: 'cannot be combined with drop (no response is sent)',
     });
-  for (const name of Object.keys(input.headers ?? {}))
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
     if (FRAMING_HEADERS.has(name.toLowerCase()))
       problems.push({ location: `body/headers/${name}`, message: 'is written by the fake itself' });
+    else {
+      const problem = headerProblem(name, value);
+      if (problem) problems.push({ location: `body/headers/${name}`, message: problem });
+    }
+  }
   if (input.seed !== undefined && input.probability === undefined)
     problems.push({ location: 'body/seed', message: 'needs probability' });
   if (status === undefined && drop !== true && (delayMs === undefined || delayMs === 0))
@@ -141,20 +149,49 @@ export function problemsOf(input: FaultInput): Violation[] {
   return problems;
 }
 
+/**
+ * Why Node would refuse to send this header (the rules of `http.validateHeaderName` and
+ * `validateHeaderValue`: a token for the name; tab, visible ASCII and U+0080-U+00FF for the
+ * value), asked of Node itself, so a fault is refused when it is made rather than failing every
+ * request it matches; undefined when Node sends it.
+ */
+function headerProblem(name: string, value: string): string | undefined {
+  try {
+    validateHeaderName(name);
+  } catch {
+    return "is not a valid header name (letters, digits and !#$%&'*+.^_`|~-)";
+  }
+  try {
+    validateHeaderValue(name, value);
+  } catch {
+    const bad = [...value].find((c) => !/^[\t\x20-\x7e\x80-\xff]$/.test(c)) ?? '';
+    const code = bad.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0');
+    return `cannot be sent: a header value holds tab, visible ASCII and U+0080-U+00FF only${code ? ` (it holds U+${code})` : ''}`;
+  }
+  return undefined;
+}
+
 export class FaultList {
   #faults: Fault[] = [];
+  readonly #held: HeldRecords;
+
+  constructor(budget?: MemoryAccount) {
+    this.#held = new HeldRecords('faults', budget);
+  }
 
   /**
    * Adds a fault whose shape was checked against the spec; throws `invalidBody` when its fields
-   * contradict each other, adding nothing.
+   * contradict each other, `tooManyRecords` or `memoryBudget` past the bounds (held-records.ts),
+   * adding nothing. `owned`: installed by a scenario, which holds its bytes and bounds its count.
    */
-  add(input: FaultInput): Fault {
+  add(input: FaultInput, owned = false): Fault {
     const [first, ...more] = problemsOf(input);
     if (first)
       throw new ApiError('invalidBody', `invalid fault: ${first.location} ${first.message}`, [
         first,
         ...more,
       ]);
+    const bytes = owned ? 0 : this.#held.admit(input);
     const fault: Fault = {
       id: randomBytes(6).toString('base64url'),
       method: input.method?.toUpperCase(),
@@ -173,6 +210,7 @@ export class FaultList {
       matched: 0,
     };
     this.#faults.push(fault);
+    if (!owned) this.#held.hold(fault.id, bytes);
     return fault;
   }
 
@@ -187,6 +225,7 @@ export class FaultList {
     fault.hits++;
     if (fault.remaining !== undefined && --fault.remaining === 0) {
       this.#faults = this.#faults.filter((f) => f !== fault);
+      this.#held.release(fault.id);
     }
     return fault;
   }
@@ -214,12 +253,77 @@ export class FaultList {
   delete(id: string): boolean {
     const before = this.#faults.length;
     this.#faults = this.#faults.filter((f) => f.id !== id);
+    this.#held.release(id);
     return this.#faults.length < before;
   }
 
   clear(): void {
     this.#faults = [];
+    this.#held.releaseAll();
   }
+
+  /** Bytes the faults added through the admin API hold of the memory budget. */
+  get bytes(): number {
+    return this.#held.bytes;
+  }
+
+  /** The faults as a state file keeps them: each as given, with its id and how far it has come. */
+  keep(): KeptFault[] {
+    return this.#faults.map((f) => ({
+      id: f.id,
+      input: inputOf(f),
+      remaining: f.remaining,
+      hits: f.hits,
+      skip: f.skip,
+      matched: f.matched,
+      chanceState: f.chance?.state,
+    }));
+  }
+
+  /** Puts back faults `keep` described; `check` checks each input as the admin API does (throws on a bad one). */
+  restore(kept: readonly KeptFault[], check: (input: FaultInput) => FaultInput): void {
+    this.#faults = [];
+    for (const k of kept) {
+      const fault = this.add(check(k.input));
+      fault.id = k.id;
+      fault.remaining =
+        Number.isSafeInteger(k.remaining) && (k.remaining as number) > 0 ? k.remaining : undefined;
+      fault.hits = k.hits;
+      fault.skip = k.skip;
+      fault.matched = k.matched;
+      if (fault.chance && k.chanceState !== undefined)
+        fault.chance = new SeededChance(fault.chance.probability, fault.chance.seed, k.chanceState);
+    }
+  }
+}
+
+/** A fault as a state file keeps it (`FaultList.keep`). */
+export interface KeptFault {
+  id: string;
+  input: FaultInput;
+  remaining: number | undefined;
+  hits: number;
+  skip: number;
+  matched: number;
+  chanceState: number | undefined;
+}
+
+/** The input a fault was made from (with its seed, drawn when none was given). */
+function inputOf(f: Fault): FaultInput {
+  const input: FaultInput = {};
+  if (f.method !== undefined) input.method = f.method;
+  if (f.path !== undefined) input.path = f.path;
+  if (f.status !== undefined) input.status = f.status;
+  if (f.hasBody) input.body = f.body;
+  if (f.delayMs > 0) input.delayMs = f.delayMs;
+  if (f.drop) input.drop = true;
+  if (f.headers) input.headers = { ...f.headers };
+  if (f.chance) {
+    input.probability = f.chance.probability;
+    input.seed = f.chance.seed;
+  }
+  if (f.skipped > 0) input.after = f.skipped;
+  return input;
 }
 
 /** Counts a match of `fault`: whether it applies to it (past `after`, and its chance drawn). */

@@ -1,4 +1,4 @@
-import type { MemoryBudget } from '../memory-budget.js';
+import type { MemoryAccount } from '../memory-budget.js';
 
 /**
  * The findings (violations, notices) the reports of one server keep, within the `findings` share
@@ -126,29 +126,38 @@ export class FindingList<T> implements PooledList {
   }
 }
 
-/** The finding lists of one server, trimmed together to the `findings` share of its budget. */
+/**
+ * The finding lists of one server, trimmed together to the `findings` share of its budget. A
+ * tenant's pool (over its quota, with the server's as `parent`) trims its sessions' lists to the
+ * tenant's quota first, then the server's pool trims as ever.
+ */
 export class FindingsPool {
-  readonly budget: MemoryBudget;
+  readonly budget: MemoryAccount;
   readonly #lists = new Set<PooledList>();
+  readonly #parent: FindingsPool | undefined;
 
-  constructor(budget: MemoryBudget) {
+  constructor(budget: MemoryAccount, parent?: FindingsPool) {
     this.budget = budget;
+    this.#parent = parent;
   }
 
   join(list: PooledList): void {
     this.#lists.add(list);
+    this.#parent?.join(list);
   }
 
   leave(list: PooledList): void {
     this.#lists.delete(list);
+    this.#parent?.leave(list);
   }
 
   /** Drops oldest records until the lists fit: notices first (largest list first), then violations. */
   trim(): void {
     while (this.budget.excess('findings') > 0) {
       const largest = this.#largest('notices') ?? this.#largest('violations');
-      if (!largest?.dropOldest()) return;
+      if (!largest?.dropOldest()) break;
     }
+    this.#parent?.trim();
   }
 
   #largest(kind: FindingKind): PooledList | undefined {

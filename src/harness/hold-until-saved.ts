@@ -7,8 +7,8 @@ import { ApiError, type ErrorSuccess, renderError } from '../errors.js';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Wraps the app so that every request that may change the root instance (any method but GET,
- * HEAD and OPTIONS, outside `/sessions/`) saves the state before its answer goes out, when the
+ * Wraps the app so that every request that may change the root or a session (any method but GET,
+ * HEAD and OPTIONS) saves the state before its answer goes out, when the
  * answer is a success: at the answer's first output (its head, or its end) the changes are written,
  * and the answer is held back until they are on disk while other requests are served. A failed
  * save answers the catalogue's `stateNotSaved` (500, rendered by `renderError` with the current
@@ -16,13 +16,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function saveAfterChanges(
   app: RequestListener,
-  save: () => Promise<void> | undefined,
+  save: (res: ServerResponse) => Promise<void> | undefined,
   onError: (error: unknown) => void,
   errorSuccess: () => ErrorSuccess,
 ): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
-    if (!SAFE_METHODS.has(req.method ?? 'GET') && !req.url?.startsWith('/sessions/'))
-      holdUntilSaved(res, save, onError, errorSuccess);
+    if (!SAFE_METHODS.has(req.method ?? 'GET')) holdUntilSaved(res, () => save(res), onError, errorSuccess);
     app(req, res);
   };
 }

@@ -13,7 +13,7 @@ import {
   type ViolationRecord,
   viewEntry,
 } from './journal.js';
-import { assertNoViolations } from './no-violations.js';
+import { judgeCheck, sinceLastCheck } from './no-violations.js';
 import type { RateLimitInput, RateLimitView } from './rate-limits.js';
 import { buildReport, type Report, type ReportFormat } from './report.js';
 import { renderReport } from './report-formats.js';
@@ -29,6 +29,11 @@ export interface Health {
   documents: number;
   /** The process's memory budget, use per kind (the root's health only). */
   memory?: MemoryReport;
+  /**
+   * A tenant's session only: the bytes all its sessions hold together and its `memoryBytes`
+   * (null when it has none).
+   */
+  quota?: { tenant: string; used: number; limit: number | null };
 }
 
 /** What the clock calls answer (`GET`/`POST /__admin/clock`). */
@@ -46,7 +51,15 @@ export function healthOf(instance: Instance, memory?: MemoryBudget): Health {
     documents: instance.fake.documentCount(),
     // The whole process's, from the root only: a session sees nothing of the others.
     ...(instance.id === undefined && memory ? { memory: memory.report() } : {}),
+    ...quotaOf(instance),
   };
+}
+
+function quotaOf(instance: Instance): Pick<Health, 'quota'> {
+  const quota = instance.quota;
+  if (quota === undefined) return {};
+  const limit = Number.isFinite(quota.bytes) ? quota.bytes : null;
+  return { quota: { tenant: quota.tenant, used: quota.held, limit } };
 }
 
 export function clockOf(instance: Instance): Clock {
@@ -105,7 +118,8 @@ export interface InstanceControls {
   /**
    * Throws `ContractViolationError`, listing every violation (request, location, message), when
    * the journal holds any the test did not declare, and every declared violation that never
-   * came. Run it in `afterEach`, before the next `reset()` clears the journal.
+   * came; and when the report's exact counts gained a violating request or an unmet declaration
+   * since the previous check (a reset inside the test hides nothing). Run it in `afterEach`.
    */
   expectNoViolations(): Promise<void>;
   /**
@@ -218,10 +232,11 @@ export function controlsOf(
     },
     expectNoViolations: async () => {
       await journal.settled();
-      assertNoViolations(
+      judgeCheck(
         journal.violations(),
         instance.id === undefined ? undefined : `session ${instance.id}`,
         instance.expectations.unmet(),
+        sinceLastCheck(instance, buildReport(instance, checks.operationIds)),
       );
     },
     expectViolation: (expectation = {}) =>

@@ -2,7 +2,7 @@ import type { Options, Settings } from '../config.js';
 import { RecentJsonTexts } from '../contract/json-text.js';
 import { Fake } from '../domain/fake.js';
 import type { Dataset } from '../domain/types.js';
-import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import { jsonBytes, type MemoryAccount, type MemoryBudget, TenantQuota } from '../memory-budget.js';
 import { Coverage } from './coverage.js';
 import { ExpectedViolations } from './expected-violations.js';
 import { FaultList } from './faults.js';
@@ -13,15 +13,27 @@ import { RateLimitList } from './rate-limits.js';
 import { ScenarioList } from './scenarios.js';
 import { VerdictTally } from './verdict-tally.js';
 
-/** What the instances of one server share: its memory budget, the pools of their journals and reports' findings. */
+/**
+ * What the instances of one server share: its memory budget, the pools of their journals and
+ * reports' findings; or, for a tenant's sessions, its quota within them (`quotaMemory`).
+ */
 export interface ServerMemory {
-  budget: MemoryBudget;
+  budget: MemoryAccount;
   journals: JournalPool;
   findings: FindingsPool;
 }
 
 export function serverMemory(budget: MemoryBudget): ServerMemory {
   return { budget, journals: new JournalPool(budget), findings: new FindingsPool(budget) };
+}
+
+/** The memory of a tenant's sessions: counted in its quota and the server's budget at once, trimmed in both. */
+export function quotaMemory(server: ServerMemory, quota: MemoryAccount): ServerMemory {
+  return {
+    budget: quota,
+    journals: new JournalPool(quota, server.journals),
+    findings: new FindingsPool(quota, server.findings),
+  };
 }
 
 /**
@@ -42,7 +54,7 @@ export class Instance {
   /** What the instance's reports read: counts per operation and behaviour, findings (survives reset). */
   readonly coverage: Coverage;
   /** The violations the suite declared it will provoke (cleared by reset and fixture loads). */
-  readonly expectations = new ExpectedViolations();
+  readonly expectations: ExpectedViolations;
   /** The report's exact counts and the unmet declarations a reset discarded (survives reset). */
   readonly verdict: VerdictTally;
   /**
@@ -66,7 +78,8 @@ export class Instance {
     this.fake = fake;
     this.#memory = memory;
     this.journal = new Journal(journal, memory?.journals);
-    this.faults = new FaultList();
+    this.faults = new FaultList(memory?.budget);
+    this.expectations = new ExpectedViolations(memory?.budget);
     this.rateLimits = new RateLimitList(memory?.budget);
     this.scenarios = new ScenarioList(this, memory?.budget);
     this.coverage = new Coverage(journal.entries, memory?.findings);
@@ -77,15 +90,22 @@ export class Instance {
    * Counts `dataset` as this instance's own fixture set, in place of the one it held: throws
    * `memoryBudget` (nothing changed) when it does not fit. Call before `load`.
    */
-  holdFixtures(dataset: Dataset): void {
+  holdFixtures(dataset: Dataset, refuse = true): void {
     const bytes = datasetBytes(dataset);
     const budget = this.#memory?.budget;
     if (budget) {
       const delta = bytes - this.#fixturesBytes;
-      if (delta > 0) budget.reserve('fixtures', delta);
+      if (delta > 0 && refuse) budget.reserve('fixtures', delta);
+      else if (delta > 0) budget.add('fixtures', delta);
       else budget.release('fixtures', -delta);
     }
     this.#fixturesBytes = bytes;
+  }
+
+  /** The quota of the tenant that owns this session (`--tenants`); undefined for the root and the operator's sessions. */
+  get quota(): TenantQuota | undefined {
+    const budget = this.#memory?.budget;
+    return budget instanceof TenantQuota ? budget : undefined;
   }
 
   get fixturesBytes(): number {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { capViolations, type Violation } from '../errors.js';
-import type { MemoryBudget } from '../memory-budget.js';
+import type { MemoryAccount } from '../memory-budget.js';
 import type { Notice } from '../notices.js';
 import type { BehaviourId } from './behaviours.js';
 import { hasUnexpected, unexpectedOf } from './expected-violations.js';
@@ -217,22 +217,28 @@ function entryWeight(record: JournalRecord): number {
 /**
  * The journals of one server (root and sessions) within the `journals` share of its memory
  * budget: past it, the largest journal drops its oldest entries first, so a noisy session pays
- * for its own traffic before a quiet one loses anything.
+ * for its own traffic before a quiet one loses anything. A tenant's pool (over its quota, with
+ * the server's as `parent`) holds its sessions' journals, which are the server's too: past the
+ * tenant's quota its own largest journal drops first, then the server's pool trims as ever.
  */
 export class JournalPool {
-  readonly budget: MemoryBudget;
+  readonly budget: MemoryAccount;
   readonly #journals = new Set<Journal>();
+  readonly #parent: JournalPool | undefined;
 
-  constructor(budget: MemoryBudget) {
+  constructor(budget: MemoryAccount, parent?: JournalPool) {
     this.budget = budget;
+    this.#parent = parent;
   }
 
   join(journal: Journal): void {
     this.#journals.add(journal);
+    this.#parent?.join(journal);
   }
 
   leave(journal: Journal): void {
     this.#journals.delete(journal);
+    this.#parent?.leave(journal);
   }
 
   /** Drops oldest entries, largest journal first, until the journals fit the budget again. */
@@ -242,8 +248,9 @@ export class JournalPool {
       for (const j of this.#journals) {
         if (j.canDrop && (largest === undefined || j.bytes > largest.bytes)) largest = j;
       }
-      if (!largest?.dropOldest()) return;
+      if (!largest?.dropOldest()) break;
     }
+    this.#parent?.trim();
   }
 }
 

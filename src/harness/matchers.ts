@@ -1,7 +1,7 @@
 import { type BehaviourId, behaviourOf } from './behaviours.js';
 import type { ExpectedViolationView } from './expected-violations.js';
 import type { ViolationRecord } from './journal.js';
-import { describeUnmet, describeViolations } from './no-violations.js';
+import { ContractViolationError, judgeCheck, sinceLastCheck } from './no-violations.js';
 import type { Report } from './report.js';
 
 /**
@@ -19,6 +19,8 @@ interface ReadsViolations {
   violations(): Promise<ViolationRecord[]>;
   /** The declared violations (the server, a session, the admin client): unmet ones fail too. */
   expectedViolations?(): ExpectedViolationView[] | Promise<ExpectedViolationView[]>;
+  /** The report (the server, a session, the admin client): its exact counts judge the test too. */
+  report?(): Promise<Report>;
 }
 
 interface ReadsReport {
@@ -45,24 +47,29 @@ function mustHave<T>(received: unknown, method: string): T {
 
 export const fakeMatchers = {
   /**
-   * Passes when the journal holds no violation the test did not declare, and every declared one
-   * came; fails listing each (request, location, message) and each declaration never met.
+   * Passes when the journal holds no violation the test did not declare, every declared one
+   * came, and (for a target with a report) the report's exact counts gained no violating request
+   * and no unmet declaration since the previous check of the same target, so a reset or a
+   * fixture load inside the test hides nothing; fails listing each (request, location, message)
+   * and each declaration never met.
    */
   async toHaveNoViolations(received: unknown): Promise<MatcherResult> {
     const target = mustHave<ReadsViolations>(received, 'violations');
     const records = await target.violations();
     const declared = (await target.expectedViolations?.()) ?? [];
     const unmet = declared.filter((d) => d.met < d.times);
-    const pass = records.length === 0 && unmet.length === 0;
+    const hidden =
+      typeof target.report === 'function' ? sinceLastCheck(target, await target.report()) : undefined;
+    let failure: ContractViolationError | undefined;
+    try {
+      judgeCheck(records, undefined, unmet, hidden);
+    } catch (error) {
+      if (!(error instanceof ContractViolationError)) throw error;
+      failure = error;
+    }
     return {
-      pass,
-      message: () =>
-        pass
-          ? 'expected contract violations, but the client broke no rule'
-          : [
-              ...(records.length > 0 ? [describeViolations(records)] : []),
-              ...(unmet.length > 0 ? [describeUnmet(unmet)] : []),
-            ].join('\n'),
+      pass: failure === undefined,
+      message: () => failure?.message ?? 'expected contract violations, but the client broke no rule',
     };
   },
 

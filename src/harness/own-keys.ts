@@ -33,6 +33,13 @@ export class OwnKeys {
     return { ...dataset, apiKeys: [...kept.values()] };
   }
 
+  /** Keys kept from before (a state file's), one per organization. */
+  static from(keys: readonly ApiKey[]): OwnKeys {
+    const made = new OwnKeys();
+    for (const key of keys) made.#byOrganization.set(key.organizationId, { ...key });
+    return made;
+  }
+
   /** The keys, one per organization, with their secrets. */
   list(): ApiKey[] {
     return [...this.#byOrganization.values()].map((key) => ({ ...key }));

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { MemoryBudget } from '../memory-budget.js';
+import type { MemoryAccount } from '../memory-budget.js';
+import { HeldRecords } from './held-records.js';
 import { pathMatcher } from './path-pattern.js';
 
 /**
@@ -48,6 +49,14 @@ export interface RateLimitView {
   subjects: number;
 }
 
+/** A limit as a state file keeps it (`RateLimitList.keep`). */
+export interface KeptRateLimit {
+  id: string;
+  input: RateLimitInput;
+  counted: number;
+  refused: number;
+}
+
 interface Window {
   startMs: number;
   endMs: number;
@@ -86,19 +95,25 @@ export interface RateVerdict {
 
 export class RateLimitList {
   #limits: RateLimit[] = [];
-  readonly #budget: MemoryBudget | undefined;
+  readonly #budget: MemoryAccount | undefined;
   #bytes = 0;
+  readonly #held: HeldRecords;
 
-  constructor(budget?: MemoryBudget) {
+  constructor(budget?: MemoryAccount) {
     this.#budget = budget;
+    this.#held = new HeldRecords('rateLimits', budget);
   }
 
   get size(): number {
     return this.#limits.length;
   }
 
-  /** Adds a limit whose shape the spec checked. */
-  add(input: RateLimitInput): string {
+  /**
+   * Adds a limit whose shape the spec checked; `tooManyRecords` or `memoryBudget` past the bounds
+   * (held-records.ts), nothing added. `owned`: installed by a scenario, which holds its bytes.
+   */
+  add(input: RateLimitInput, owned = false): string {
+    const bytes = owned ? 0 : this.#held.admit(input);
     const id = randomBytes(6).toString('base64url');
     this.#limits.push({
       id,
@@ -109,6 +124,7 @@ export class RateLimitList {
       counted: 0,
       refused: 0,
     });
+    if (!owned) this.#held.hold(id, bytes);
     return id;
   }
 
@@ -127,12 +143,31 @@ export class RateLimitList {
     if (!limit) return false;
     this.#forget(limit);
     this.#limits = this.#limits.filter((l) => l !== limit);
+    this.#held.release(id);
     return true;
   }
 
   clear(): void {
     for (const limit of this.#limits) this.#forget(limit);
     this.#limits = [];
+    this.#held.releaseAll();
+  }
+
+  /** The limits as a state file keeps them: each as given, with its id and counts (not its windows). */
+  keep(): KeptRateLimit[] {
+    return this.#limits.map((l) => ({ id: l.id, input: l.input, counted: l.counted, refused: l.refused }));
+  }
+
+  /** Puts back limits `keep` described; `check` checks each input as the admin API does. Windows start afresh. */
+  restore(kept: readonly KeptRateLimit[], check: (input: RateLimitInput) => RateLimitInput): void {
+    this.clear();
+    for (const k of kept) {
+      const id = this.add(check(k.input));
+      const limit = this.#limits.find((l) => l.id === id) as RateLimit;
+      limit.id = k.id;
+      limit.counted = k.counted;
+      limit.refused = k.refused;
+    }
   }
 
   /** Bytes its counters are counted as in the budget. */

@@ -1,10 +1,12 @@
 import { ApiError } from '../errors.js';
-import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import { jsonBytes, type MemoryAccount } from '../memory-budget.js';
 import type { FindingRecord } from './coverage.js';
 import type { UnmetExpectation } from './expected-violations.js';
 import type { Instance } from './instance.js';
 import { buildReport, type Report } from './report.js';
 import { combineParts, partOf, type RunPart, reportOfRun } from './run-part.js';
+
+export type { RunPart } from './run-part.js';
 
 /**
  * The reports of runs: sessions created with a run label (`POST /__admin/sessions {"run": ...}`)
@@ -52,11 +54,21 @@ export interface RunReportsOptions {
   operationIds: readonly string[];
   /** Most findings each list of a run's record keeps (the journal's entry limit). */
   findingsLimit: number;
-  budget?: MemoryBudget;
+  budget?: MemoryAccount;
+}
+
+/** Told of what changes a run's record of its ended sessions (a state file keeps the records). */
+export interface RunObserver {
+  /** A session of run `label` ended: `part` is what it left, folded into the run's record. */
+  ended(label: string, part: RunPart): void;
+  /** The run's report was cleared. */
+  cleared(label: string): void;
 }
 
 export class RunReports {
   readonly #runs = new Map<string, Run>();
+  /** Told of ended sessions' parts and clears (set by a state file). */
+  observer: RunObserver | undefined = undefined;
   /** Session id → its run. */
   readonly #sessions = new Map<string, Run>();
   readonly #options: RunReportsOptions;
@@ -73,6 +85,8 @@ export class RunReports {
     run.live.set(id, { id, instance });
     this.#sessions.set(id, run);
     this.#touch(run);
+    // Only now, with its live session, so a new run is never the one forgotten.
+    this.#forgetOldRuns();
   }
 
   /** The run of a session (undefined when it has none). */
@@ -91,6 +105,23 @@ export class RunReports {
     this.#sessions.delete(id);
     run.live.delete(id);
     const part = partOf(id, false, buildReport(session.instance, this.#options.operationIds));
+    this.observer?.ended(run.label, part);
+    this.#fold(run, part);
+  }
+
+  /** What an ended session of run `label` left, read back from a state file. */
+  restoreEnded(label: string, part: RunPart): void {
+    this.#fold(this.#run(label), part);
+  }
+
+  /** The records of the runs' ended sessions (a state file's snapshot writes them). */
+  endedRecords(): Array<[string, RunPart]> {
+    const records: Array<[string, RunPart]> = [];
+    for (const run of this.#runs.values()) if (run.ended) records.push([run.label, run.ended]);
+    return records;
+  }
+
+  #fold(run: Run, part: RunPart): void {
     const limit = this.#options.findingsLimit;
     this.#setEnded(run, run.ended === undefined ? part : combineParts(run.ended, part, limit));
     this.#touch(run);
@@ -122,6 +153,7 @@ export class RunReports {
   clear(label: string): boolean {
     const run = this.#runs.get(label);
     if (run === undefined) return false;
+    this.observer?.cleared(label);
     for (const { instance } of run.live.values()) instance.clearReport();
     this.#setEnded(run, undefined);
     if (run.live.size === 0) this.#runs.delete(label);
@@ -143,7 +175,6 @@ export class RunReports {
     if (run === undefined) {
       run = { label, live: new Map(), ended: undefined, bytes: 0, touched: 0 };
       this.#runs.set(label, run);
-      this.#forgetOldRuns();
     }
     return run;
   }
@@ -164,7 +195,10 @@ export class RunReports {
     this.#options.budget?.add('journals', delta);
   }
 
-  /** Past `MAX_KEPT_RUNS`, forgets the runs used longest ago that have no live session. */
+  /**
+   * Past `MAX_KEPT_RUNS`, forgets the idle runs (no live session) touched longest ago; a run with
+   * a live session is never forgotten (so more than `MAX_KEPT_RUNS` may be kept while they live).
+   */
   #forgetOldRuns(): void {
     if (this.#runs.size <= MAX_KEPT_RUNS) return;
     const idle = [...this.#runs.values()]

@@ -46,6 +46,9 @@ export interface StepChecks {
   rateLimitInput(value: unknown): RateLimitInput;
 }
 
+/** Longest path a `when.onRequest` matches (as the spec bounds a fault's or a limit's `path`). */
+const MAX_PATH_LENGTH = 2048;
+
 /** The clock's reach: the end of year 9999, in seconds. */
 const MAX_SECONDS = 253_402_300_799;
 
@@ -211,12 +214,18 @@ function parseWhen(raw: unknown, at: string, problems: Violation[]): StepWhen | 
             location: `${at}/onRequest/${key}`,
             message: 'is not a field of onRequest (method, path)',
           });
-      if (on.method !== undefined && (typeof on.method !== 'string' || !/^[A-Za-z]+$/.test(on.method)))
+      if (
+        on.method !== undefined &&
+        (typeof on.method !== 'string' || on.method.length > 32 || !/^[A-Za-z]+$/.test(on.method))
+      )
         problems.push({ location: `${at}/onRequest/method`, message: 'must be an HTTP method' });
-      if (on.path !== undefined && (typeof on.path !== 'string' || !/^\/[^*]*[*]?$/.test(on.path)))
+      if (
+        on.path !== undefined &&
+        (typeof on.path !== 'string' || on.path.length > MAX_PATH_LENGTH || !/^\/[^*]*[*]?$/.test(on.path))
+      )
         problems.push({
           location: `${at}/onRequest/path`,
-          message: 'must be a path starting with /, a prefix when it ends in *',
+          message: `must be a path starting with / (at most ${MAX_PATH_LENGTH} characters), a prefix when it ends in *`,
         });
       when.onRequest = { method: on.method as string | undefined, path: on.path as string | undefined };
     }

@@ -3,8 +3,9 @@ import type { BehaviourMark } from '../behaviour-marks.js';
 import type { DocumentEdit, Fake } from '../domain/fake.js';
 import type { DetailObject, Document } from '../domain/types.js';
 import { ApiError } from '../errors.js';
-import type { MemoryBudget } from '../memory-budget.js';
+import type { MemoryAccount } from '../memory-budget.js';
 import type { FaultList } from './faults.js';
+import { HeldRecords } from './held-records.js';
 import type { RateLimitList } from './rate-limits.js';
 import { parametersOf, SCENARIOS, type ScenarioDefinition, scenarioOf } from './scenario-catalogue.js';
 import { meetsRequest, parseSteps, type ScenarioStep, type StepChecks } from './scenario-steps.js';
@@ -61,6 +62,8 @@ export interface AppliedView {
 interface Applied {
   id: string;
   name: string;
+  /** As given (kept by a state file, which applies it again at a restart). */
+  input: Record<string, unknown>;
   parameters?: Record<string, number>;
   steps?: { step: ScenarioStep; done: boolean }[];
   faults: string[];
@@ -82,7 +85,7 @@ const CHANGED = ' (changed by another user)';
 class Remembered {
   readonly #map = new Map<string, number>();
   #bytes = 0;
-  constructor(private readonly budget: MemoryBudget | undefined) {}
+  constructor(private readonly budget: MemoryAccount | undefined) {}
 
   get(name: string): number | undefined {
     return this.#map.get(name);
@@ -123,11 +126,15 @@ export class ScenarioList {
   #applied: Applied[] = [];
   /** Scenarios given at start (`--scenario`): applied again after every reset or load. */
   readonly #standing: { input: Record<string, unknown>; checks: StepChecks }[] = [];
+  /** The applied scenarios' bytes (their inputs: steps, and so the faults and limits they install). */
+  readonly #held: HeldRecords;
 
   constructor(
     private readonly target: ScenarioTarget,
-    private readonly budget?: MemoryBudget,
-  ) {}
+    private readonly budget?: MemoryAccount,
+  ) {
+    this.#held = new HeldRecords('scenarios', budget);
+  }
 
   /** Whether any scenario is applied (the hooks do nothing otherwise). */
   get active(): boolean {
@@ -151,13 +158,17 @@ export class ScenarioList {
 
   /**
    * Applies `{name, ...parameters}` (built-in) or `{name, steps}` (the user's own), checked in
-   * full first; throws `invalidBody` naming what is wrong, nothing applied. Answers its id.
+   * full first; throws `invalidBody` naming what is wrong, `tooManyRecords` or `memoryBudget`
+   * past the bounds (held-records.ts), nothing applied. Answers its id. `held` false: the
+   * operator's (`--scenario`), not counted.
    */
-  apply(input: Record<string, unknown>, checks: StepChecks, location = 'body'): string {
+  apply(input: Record<string, unknown>, checks: StepChecks, location = 'body', held = true): string {
+    const bytes = held ? this.#held.admit(input) : 0;
     const name = String(input.name);
     const applied: Applied = {
       id: randomBytes(6).toString('base64url'),
       name,
+      input,
       faults: [],
       rateLimits: [],
       seen: 0,
@@ -180,6 +191,7 @@ export class ScenarioList {
         done: false,
       }));
       this.#applied.push(applied);
+      if (held) this.#held.hold(applied.id, bytes);
       for (const entry of applied.steps) if (!entry.step.when) this.#run(applied, entry);
       return applied.id;
     }
@@ -194,25 +206,77 @@ export class ScenarioList {
     applied.parameters = parameters;
     this.#install(applied, parameters);
     this.#applied.push(applied);
+    if (held) this.#held.hold(applied.id, bytes);
     return applied.id;
   }
 
   /** Applies a scenario given at start, and again after every reset or load (`restoreStanding`). */
   applyStanding(input: Record<string, unknown>, checks: StepChecks, location = 'body'): string {
-    const id = this.apply(input, checks, location);
+    const id = this.apply(input, checks, location, false);
     this.#standing.push({ input, checks });
     return id;
   }
 
   /** Applies the scenarios given at start again (the instance was reset, its faults and limits cleared). */
   restoreStanding(): void {
-    for (const { input, checks } of this.#standing) this.apply(input, checks);
+    for (const { input, checks } of this.#standing) this.apply(input, checks, 'body', false);
+  }
+
+  /**
+   * The applied scenarios as a state file keeps them: each as given, with its id, the ids of the
+   * faults and limits it installed (kept with theirs), which steps ran, and whether it fired.
+   */
+  keep(): KeptScenario[] {
+    return this.#applied.map((a) => ({
+      id: a.id,
+      input: a.input,
+      done: a.steps?.map((s) => s.done),
+      faults: [...a.faults],
+      rateLimits: [...a.rateLimits],
+      seen: a.seen,
+      spent: a.spent,
+    }));
+  }
+
+  /**
+   * Puts back scenarios `keep` described, checked again in full, without running a step or
+   * installing anything again (the faults and limits they installed are restored with theirs).
+   * What a built-in scenario watched (tokens' lists, documents read) starts afresh.
+   */
+  restore(kept: readonly KeptScenario[], checks: StepChecks, location: string): void {
+    this.#applied = [];
+    kept.forEach((k, i) => {
+      const at = `${location}[${i}].input`;
+      const name = String(k.input.name);
+      const a: Applied = {
+        id: k.id,
+        name,
+        input: k.input,
+        faults: [...k.faults],
+        rateLimits: [...k.rateLimits],
+        seen: k.seen,
+        spent: k.spent,
+      };
+      if (k.input.steps !== undefined) {
+        const steps = parseSteps(k.input.steps, `${at}/steps`, checks);
+        a.steps = steps.map((step, n) => ({ step, done: k.done?.[n] === true }));
+      } else {
+        const definition = scenarioOf(name);
+        if (!definition)
+          throw new ApiError('invalidBody', `invalid scenario: ${at}/name is not a built-in scenario`);
+        a.parameters = parametersOf(definition, k.input, at);
+        if (name === 'token-expires-mid-crawl') a.listsByToken = new Remembered(this.budget);
+        if (name === 'changed-under-you') a.read = new Remembered(this.budget);
+      }
+      this.#applied.push(a);
+    });
   }
 
   /** Removes every applied scenario and what it installed. */
   clear(): void {
     for (const a of this.#applied) this.#remove(a);
     this.#applied = [];
+    this.#held.releaseAll();
   }
 
   /**
@@ -270,12 +334,15 @@ export class ScenarioList {
         break;
       case 'throttled':
         a.rateLimits.push(
-          rateLimits.add({ per: 'key', limit: p.limit as number, windowSeconds: p.windowSeconds as number }),
+          rateLimits.add(
+            { per: 'key', limit: p.limit as number, windowSeconds: p.windowSeconds as number },
+            true,
+          ),
         );
         break;
       case 'flaky':
         a.faults.push(
-          faults.add({ path: '/api/*', status: p.status, probability: p.probability, seed: p.seed }).id,
+          faults.add({ path: '/api/*', status: p.status, probability: p.probability, seed: p.seed }, true).id,
         );
         break;
       case 'changed-under-you':
@@ -290,10 +357,10 @@ export class ScenarioList {
     const { fake, faults, rateLimits } = this.target;
     switch (step.kind) {
       case 'fault':
-        a.faults.push(faults.add(step.fault).id);
+        a.faults.push(faults.add(step.fault, true).id);
         break;
       case 'rateLimit':
-        a.rateLimits.push(rateLimits.add(step.rateLimit));
+        a.rateLimits.push(rateLimits.add(step.rateLimit, true));
         break;
       case 'clock':
         // A move past the clock's reach (year 9999) is skipped: the step was checked, the time was not.
@@ -318,6 +385,18 @@ export class ScenarioList {
     a.listsByToken?.clear();
     a.read?.clear();
   }
+}
+
+/** An applied scenario as a state file keeps it (`ScenarioList.keep`). */
+export interface KeptScenario {
+  id: string;
+  input: Record<string, unknown>;
+  /** Per step (a scenario of steps): whether it ran. */
+  done: boolean[] | undefined;
+  faults: string[];
+  rateLimits: string[];
+  seen: number;
+  spent: boolean | undefined;
 }
 
 /** changed-under-you's edit: the label and the first text detail (a string, or an entry's value text) gain a suffix. */

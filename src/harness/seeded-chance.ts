@@ -10,10 +10,15 @@ export class SeededChance {
   readonly seed: number;
   #state: number;
 
-  constructor(probability: number, seed?: number) {
+  constructor(probability: number, seed?: number, state?: number) {
     this.probability = probability;
     this.seed = seed ?? randomInt(0, 2 ** 31);
-    this.#state = this.seed >>> 0;
+    this.#state = (state ?? this.seed) >>> 0;
+  }
+
+  /** Where the sequence stands (kept by a state file, so a restart draws on from there). */
+  get state(): number {
+    return this.#state;
   }
 
   /** The next number of the sequence, in [0, 1). */

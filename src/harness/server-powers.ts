@@ -8,6 +8,7 @@ import type { RunReports } from './run-reports.js';
 import { stepChecksOf } from './scenario-steps.js';
 import type { ScenarioInput } from './scenarios.js';
 import type { Session, SessionRegistry } from './sessions.js';
+import type { TenantRegistry, TenantSpace } from './tenants.js';
 
 /** How a session is created (the body of `POST /__admin/sessions`, fixtures aside). */
 export interface SessionOptions {
@@ -33,6 +34,8 @@ export interface ServerPowersInput {
   runs?: RunReports;
   /** The server's memory budget, reported by the root's health. */
   memory?: MemoryBudget;
+  /** The tenants (`--tenants`): who may do what, their runs and quotas; absent without a tenants file. */
+  tenants?: TenantRegistry;
 }
 
 /**
@@ -45,12 +48,14 @@ export class ServerPowers {
   readonly sessions: SessionRegistry;
   readonly checks: ControlChecks;
   readonly memory: MemoryBudget | undefined;
+  readonly tenants: TenantRegistry | undefined;
   readonly #controls = new WeakMap<Instance, InstanceControls>();
 
-  constructor({ root, sessions, validators, operationIds, runs, memory }: ServerPowersInput) {
+  constructor({ root, sessions, validators, operationIds, runs, memory, tenants }: ServerPowersInput) {
     this.root = root;
     this.sessions = sessions;
     this.memory = memory;
+    this.tenants = tenants;
     this.checks = {
       ...stepChecksOf(validators),
       scenarioInput: validators.jsonBody('applyScenario') as (value: unknown) => ScenarioInput,
@@ -76,20 +81,24 @@ export class ServerPowers {
    * Creates a session (`POST /__admin/sessions`, `MockServer.session`): over the fixture set
    * `fixtures` makes, or the root's reset point. The cap is checked before a set is built; a set
    * of its own is counted against the memory budget while the session lives (the root's is
-   * shared). Throws `tooManySessions`, `memoryBudget`, `invalidBody` (a bad run label) or what
-   * `fixtures` throws.
+   * shared). Made for a tenant (`owner`), the session is the tenant's: within its `maxSessions`,
+   * counted in its memory quota, its run label one of the tenant's runs. Throws
+   * `tooManySessions`, `memoryBudget`, `invalidRunLabel` or what `fixtures` throws.
    */
   async openSession(
     fixtures: (() => Dataset | Promise<Dataset>) | undefined,
     { expires, keys, run }: SessionOptions = {},
+    owner?: TenantSpace,
   ): Promise<Session> {
-    this.sessions.assertRoom();
+    const named = owner && { name: owner.tenant.name, maxSessions: owner.tenant.maxSessions };
+    this.sessions.assertRoom(named);
     const dataset = fixtures === undefined ? this.root.fake.resetPoint() : await fixtures();
     return this.sessions.create(dataset, {
       ownFixtures: fixtures !== undefined,
       expires: expires !== false,
       ownKeys: keys === 'own',
       run,
+      owner: named,
     });
   }
 }

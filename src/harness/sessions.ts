@@ -31,6 +31,29 @@ export interface Session {
   lastUsedAt: number;
   /** The run it belongs to (`RunReports`), if labelled. */
   run: string | undefined;
+  /** The name of the tenant that created and owns it; undefined for the operator's. */
+  owner: string | undefined;
+  /** Whether it holds a fixture set of its own (counted against the memory budget). */
+  ownFixtures: boolean;
+}
+
+/** A session as a state file brings it back: what it was, minus its instance. */
+export interface RestoredSession {
+  id: string;
+  expires: boolean;
+  createdAt: number;
+  lastUsedAt: number;
+  run: string | undefined;
+  owner?: string;
+  ownFixtures: boolean;
+  /** Its own keys, when it has them. */
+  keys: ApiKey[] | undefined;
+}
+
+/** Told when a session starts or ends (a state file keeps them). */
+export interface SessionObserver {
+  opened(session: Session): void;
+  ended(session: Session): void;
 }
 
 /** How a session was created. */
@@ -46,17 +69,27 @@ export interface SessionCreation {
   ownKeys?: boolean;
   /** A run label: the session's report is kept for its run's report, after it ends too. */
   run?: string;
+  /** The tenant creating it, which owns it, with its own cap on sessions (`maxSessions`). */
+  owner?: SessionOwner;
+}
+
+/** A tenant as the registry sees it: its name and its cap. */
+export interface SessionOwner {
+  name: string;
+  maxSessions: number | undefined;
 }
 
 export interface SessionRegistryOptions {
   maxSessions: number;
   idleSeconds: number;
-  /** Builds the instance of a new session. */
-  createInstance: (id: string, dataset: Dataset) => Instance;
+  /** Builds the instance of a new session (`owner`: the tenant's name, whose memory quota it counts in). */
+  createInstance: (id: string, dataset: Dataset, owner: string | undefined) => Instance;
   /** Real time in milliseconds (tests may pass another). */
   now?: () => number;
-  /** Where sessions labelled with a run leave their reports. */
+  /** Where sessions labelled with a run leave their reports: the operator's runs. */
   runs?: RunReports;
+  /** A tenant's own runs (its run labels are its own), by its name. */
+  runsOf?: (owner: string) => RunReports | undefined;
 }
 
 /** The path prefix under which a session is served. */
@@ -71,14 +104,25 @@ export class SessionRegistry {
   readonly #options: SessionRegistryOptions;
   readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
+  /** Told of sessions starting and ending (set by a state file). */
+  observer: SessionObserver | undefined = undefined;
 
   constructor(options: SessionRegistryOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
-  /** Throws `tooManySessions` when no session can be added. Cheap; call before building a dataset. */
-  assertRoom(): void {
+  /**
+   * Throws `tooManySessions` when no session can be added: by the server's `maxSessions`, or by
+   * the owner's (naming the tenant's quota). Cheap; call before building a dataset.
+   */
+  assertRoom(owner?: SessionOwner): void {
+    if (owner?.maxSessions !== undefined && this.countOf(owner.name) >= owner.maxSessions) {
+      throw new ApiError(
+        'tooManySessions',
+        `too many sessions: tenant "${owner.name}" holds ${owner.maxSessions}, its maxSessions quota in the tenants file (delete one of its sessions, or raise its maxSessions)`,
+      );
+    }
     if (this.#sessions.size >= this.#options.maxSessions) {
       throw new ApiError(
         'tooManySessions',
@@ -87,25 +131,44 @@ export class SessionRegistry {
     }
   }
 
+  /** How many live sessions the tenant `owner` holds. */
+  countOf(owner: string): number {
+    let count = 0;
+    for (const session of this.#sessions.values()) if (session.owner === owner) count++;
+    return count;
+  }
+
+  /** The session with this id, not marked as used (undefined when unknown). */
+  peek(id: string): Session | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /** The runs a session of `owner` belongs to: the tenant's own, or the operator's. */
+  #runsOf(owner: string | undefined): RunReports | undefined {
+    return owner === undefined ? this.#options.runs : this.#options.runsOf?.(owner);
+  }
+
   /**
    * A new session over `dataset`. With `ownFixtures`, the set as built is counted against the
    * memory budget: `memoryBudget` is thrown, and no session made, when it does not fit.
    */
   create(
     dataset: Dataset,
-    { ownFixtures = false, expires = true, ownKeys = false, run }: SessionCreation = {},
+    { ownFixtures = false, expires = true, ownKeys = false, run, owner }: SessionCreation = {},
   ): Session {
-    this.assertRoom();
+    this.assertRoom(owner);
     if (run !== undefined && !RUN_LABEL.test(run)) {
       const message = 'must be 1-128 characters of letters, digits and ._:@/- (e.g. ci-1234)';
-      throw new ApiError('invalidBody', `invalid run label: ${message}`, [{ location: 'body/run', message }]);
+      throw new ApiError('invalidRunLabel', `invalid run label: ${message}`, [
+        { location: 'body/run', message },
+      ]);
     }
     let id = newId();
     while (this.#sessions.has(id)) id = newId();
     const now = this.#now();
     const keys = ownKeys ? new OwnKeys() : undefined;
     const built = keys ? keys.apply(dataset) : dataset;
-    const instance = this.#options.createInstance(id, built);
+    const instance = this.#options.createInstance(id, built, owner?.name);
     if (ownFixtures) {
       try {
         instance.holdFixtures(built);
@@ -114,17 +177,49 @@ export class SessionRegistry {
         throw error;
       }
     }
-    const session: Session = { id, instance, expires, createdAt: now, lastUsedAt: now, run };
+    const session: Session = {
+      id,
+      instance,
+      expires,
+      createdAt: now,
+      lastUsedAt: now,
+      run,
+      owner: owner?.name,
+      ownFixtures,
+    };
+    this.#enter(session, keys);
+    return session;
+  }
+
+  /**
+   * Brings back a session a state file kept, under its id, over `dataset` (its reset point, its
+   * own keys put in again); `fill` restores its state before its keys and tokens are routed. Not
+   * capped (it was admitted before); a set of its own is counted against the budget, never refused.
+   */
+  restore(kept: RestoredSession, dataset: Dataset, fill: (instance: Instance) => void): Session {
+    const keys = kept.keys ? OwnKeys.from(kept.keys) : undefined;
+    const built = keys ? keys.apply(dataset) : dataset;
+    const instance = this.#options.createInstance(kept.id, built, kept.owner);
+    if (kept.ownFixtures) instance.holdFixtures(built, false);
+    fill(instance);
+    const { keys: _keys, ...rest } = kept;
+    const session: Session = { ...rest, owner: kept.owner, instance };
+    this.#enter(session, keys);
+    return session;
+  }
+
+  #enter(session: Session, keys: OwnKeys | undefined): void {
+    const { instance } = session;
     if (keys) {
       instance.ownKeys = keys;
       keys.onChange = (added, removed) => this.#routeKeys(session, added, removed);
       this.#routeKeys(session, keys.list(), []);
       instance.fake.observeTokens(this.#tokenRoutes(session));
     }
-    this.#sessions.set(id, session);
-    if (run !== undefined) this.#options.runs?.join(run, id, instance);
+    this.#sessions.set(session.id, session);
+    if (session.run !== undefined) this.#runsOf(session.owner)?.join(session.run, session.id, instance);
+    this.observer?.opened(session);
     this.#startReaper();
-    return session;
   }
 
   /** The session one of whose own keys has this ID, marked as used now. */
@@ -183,7 +278,8 @@ export class SessionRegistry {
   delete(id: string): boolean {
     const session = this.#sessions.get(id);
     if (session === undefined) return false;
-    this.#options.runs?.leave(id);
+    this.observer?.ended(session);
+    this.#runsOf(session.owner)?.leave(id);
     session.instance.dispose();
     this.#sessions.delete(id);
     this.#unroute(session);
@@ -205,7 +301,8 @@ export class SessionRegistry {
     const removed: string[] = [];
     for (const [id, session] of this.#sessions) {
       if (session.expires && session.lastUsedAt <= cutoff) {
-        this.#options.runs?.leave(id);
+        this.observer?.ended(session);
+        this.#runsOf(session.owner)?.leave(id);
         session.instance.dispose();
         this.#sessions.delete(id);
         this.#unroute(session);

@@ -15,6 +15,9 @@ import { promisify } from 'node:util';
 import { ConfigError } from '../config.js';
 import type { StateChange } from '../domain/fake.js';
 import type { Instance } from './instance.js';
+import type { ControlChecks } from './instance-controls.js';
+import { activityOf, controlsOf, countsOf, restoreControls, restoreCounts } from './kept-session.js';
+import type { Session, SessionRegistry } from './sessions.js';
 import {
   createExclusive,
   NODE_FS,
@@ -28,16 +31,29 @@ import {
   COMMIT_LINE,
   changeLines,
   clockLine,
+  controlsLine,
+  countsLine,
+  datasetLines,
+  endLine,
+  keysLine,
   readStateFile,
+  runClearedLine,
+  runEndedLine,
+  type SessionBack,
+  type SessionMeta,
+  type SessionSnapshot,
+  sessionLine,
   settingsLine,
   snapshotLines,
   VERSION,
 } from './state-log.js';
 
 /**
- * The root instance kept in a file (`stateFile`), for days-long use: documents, tokens, clock
- * offset, settings and the reset point survive a restart, even `kill -9`. Sessions, the journal
- * and faults are not kept: they belong to a test run.
+ * The root instance and every live session kept in a file (`stateFile`), for days-long use:
+ * documents, tokens, clock offset, settings and the reset point of each survive a restart, even
+ * `kill -9`; of a session also its id, own keys, run label, owner, expiry, what its owner
+ * configured (faults, rate limits, expected violations, scenarios) and its report's exact counts.
+ * Journals are not kept.
  *
  * The file is a log (`state-log.ts`): a snapshot, then one group of lines per change, appended
  * and fsynced before the answer that acknowledges the change is sent, so a write costs what the
@@ -59,6 +75,29 @@ const PIECE_CHARS = 64 * 1024;
 const SYNC_EVERY_BYTES = 512 * 1024;
 /** The log is compacted once it is larger than this and than twice its last snapshot. */
 const MIN_COMPACT_BYTES = 4 * 1024 * 1024;
+/** How often sessions' use and report counts are written when they moved (no answer waits for it). */
+const ACTIVITY_EVERY_MS = 1_000;
+
+/** A session the file keeps, with what the file holds of it (to write only what changed). */
+interface Tracked {
+  session: Session;
+  /** The root's reset point (its marker) the session's reset point is; undefined once it loaded its own. */
+  base: object | undefined;
+  settings: string;
+  clock: number;
+  controls: string;
+  keys: string;
+  activity: string;
+  ended: boolean;
+}
+
+/** The sessions a state file keeps, and the checks their controls are read back with. */
+export interface KeptSessions {
+  registry: SessionRegistry;
+  checks: ControlChecks;
+  /** Told when the sessions' use and counts could not be written (the next write carries them). */
+  onActivityError?: (error: unknown) => void;
+}
 
 export interface StateFileOptions {
   /** The file-system calls writes go through (a test's seam for a full disk). */
@@ -95,7 +134,14 @@ export class StateFile {
   /** A compaction under way when a flush failed must not put its copy of those groups in place. */
   #compactionSpoiled = false;
   #snapshotBytes = 0;
-  #pending: StateChange[] = [];
+  /** What is still to be written, in order: changes of the root (`s` undefined) or a session, and lines made at once. */
+  #pending: Array<{ s: string | undefined; change: StateChange } | string> = [];
+  #kept: KeptSessions | undefined;
+  /** The sessions kept, by id. */
+  readonly #sessions = new Map<string, Tracked>();
+  /** Sessions a request may have changed, compared at the next write. */
+  readonly #touched = new Set<Tracked>();
+  #activityTimer: NodeJS.Timeout | undefined;
   #savedSettings = '';
   #savedClock = 0;
   /** Groups committed while a compaction runs, to add to the new file before it replaces the log. */
@@ -120,12 +166,35 @@ export class StateFile {
    * it first, and from then on records the instance's changes. A file it cannot read back, a held
    * lock or a folder it cannot write is a ConfigError.
    */
-  open(instance: Instance): boolean {
+  open(instance: Instance, sessions?: KeptSessions): boolean {
     this.#lock.acquire(this.path);
     this.#instance = instance;
+    this.#kept = sessions;
     try {
       const restored = this.#restore(instance);
-      instance.fake.onChange = (change) => this.#pending.push(change);
+      instance.fake.onChange = (change) => this.#pending.push({ s: undefined, change });
+      if (sessions) {
+        sessions.registry.observer = {
+          opened: (session) => this.#opened(session),
+          ended: (session) => this.#ended(session),
+        };
+        const runs = sessions.registry.runs;
+        if (runs) {
+          runs.observer = {
+            ended: (label, part) => this.#pending.push(runEndedLine(label, part)),
+            cleared: (label) => {
+              this.#pending.push(runClearedLine(label));
+              // Its live sessions' reports are cleared too: written with the clear.
+              for (const live of runs.liveInstances(label)) {
+                const t = live.id === undefined ? undefined : this.#sessions.get(live.id);
+                if (t) this.#touched.add(t);
+              }
+            },
+          };
+        }
+        this.#activityTimer = setInterval(() => this.#saveActivity(), ACTIVITY_EVERY_MS);
+        this.#activityTimer.unref();
+      }
       return restored;
     } catch (error) {
       this.close();
@@ -156,6 +225,14 @@ export class StateFile {
     if (exists) {
       const back = readStateFile(this.path, fake.settings);
       fake.restoreState(back);
+      const runs = this.#kept?.registry.runs;
+      if (runs) {
+        for (const { label, part } of back.runs) {
+          if (part) runs.restoreEnded(label, part);
+          else runs.clear(label);
+        }
+      }
+      for (const session of back.sessions) this.#restoreSession(session);
       if (back.version === VERSION) {
         this.#fd = openLog(this.path);
         this.#size = back.committedBytes;
@@ -177,6 +254,134 @@ export class StateFile {
     if (!fake) return;
     this.#savedSettings = JSON.stringify(fake.settings);
     this.#savedClock = fake.clock.offsetSeconds();
+    for (const t of this.#sessions.values()) this.#changesOf(t).settle();
+    this.#touched.clear();
+  }
+
+  /** A session read back: made again under its id, its state, controls and counts put back. */
+  #restoreSession(back: SessionBack): void {
+    const kept = this.#kept;
+    if (!kept) return; // a fake without sessions (a test's bare instance): they stay in the file's past
+    const { meta } = back;
+    const session = kept.registry.restore(meta, back.state.resetPoint, (instance) => {
+      // Its reset point as the session holds it (its own keys put in).
+      instance.fake.restoreState({ ...back.state, resetPoint: instance.fake.resetPoint() });
+      if (back.controls) restoreControls(instance, back.controls.value, back.controls.where, kept.checks);
+      if (back.counts) restoreCounts(instance, back.counts);
+    });
+    this.#track(session, back.baseIsRoot ? this.#instance?.fake.resetPointMarker : undefined);
+  }
+
+  /** Starts keeping `session`: the file holds it as it is now. */
+  #track(session: Session, base: object | undefined): Tracked {
+    const t: Tracked = {
+      session,
+      base,
+      settings: '',
+      clock: 0,
+      controls: '',
+      keys: '',
+      activity: '',
+      ended: false,
+    };
+    this.#changesOf(t).settle();
+    session.instance.fake.onChange = (change) => {
+      if (change.kind === 'load') t.base = undefined;
+      this.#pending.push({ s: session.id, change });
+    };
+    this.#sessions.set(session.id, t);
+    return t;
+  }
+
+  /** A new session: its start is written with the next write (over the root's reset point when it took that). */
+  #opened(session: Session): void {
+    const { instance } = session;
+    const base = session.ownFixtures ? undefined : this.#instance?.fake.resetPointMarker;
+    const lines = [sessionLine(metaOf(session), base !== undefined)];
+    if (base === undefined)
+      for (const text of datasetLines(instance.fake.resetPoint(), session.id)) lines.push(text);
+    lines.push(settingsLine(instance.fake.settings, session.id));
+    this.#pending.push(lines.join(''));
+    this.#track(session, base);
+  }
+
+  /** A session deleted or reaped: its end is written with the next write. */
+  #ended(session: Session): void {
+    const t = this.#sessions.get(session.id);
+    if (!t || t.session !== session) return;
+    t.ended = true;
+    session.instance.fake.onChange = undefined;
+    this.#sessions.delete(session.id);
+    this.#touched.delete(t);
+    this.#pending.push(endLine(session.id));
+  }
+
+  /**
+   * The lines that bring the file's record of a session up to date (its settings, clock, controls,
+   * own keys and counts, each when it changed), and `settle` to call once they are written.
+   */
+  #changesOf(t: Tracked): { lines: string[]; settle: () => void } {
+    const { session } = t;
+    const { instance } = session;
+    const { fake } = instance;
+    const s = session.id;
+    const lines: string[] = [];
+    const settings = JSON.stringify(fake.settings);
+    if (settings !== t.settings) lines.push(settingsLine(fake.settings, s));
+    const clock = fake.clock.offsetSeconds();
+    if (clock !== t.clock) lines.push(clockLine(clock, s));
+    const controls = controlsOf(instance);
+    const controlsText = JSON.stringify(controls);
+    if (controlsText !== t.controls) lines.push(controlsLine(s, controls));
+    const keys = instance.ownKeys?.list();
+    const keysText = JSON.stringify(keys ?? null);
+    if (keys && keysText !== t.keys) lines.push(keysLine(s, keys));
+    const activity = activityOf(session);
+    if (activity !== t.activity) lines.push(countsLine(s, session.lastUsedAt, countsOf(instance)));
+    return {
+      lines,
+      settle: () => {
+        t.settings = settings;
+        t.clock = clock;
+        t.controls = controlsText;
+        t.keys = keysText;
+        t.activity = activity;
+      },
+    };
+  }
+
+  /**
+   * Every second: the sessions used, or whose counts moved, since the last write are written (no
+   * answer waits for it; a request that changes a session's state or configuration is answered
+   * only once that is on disk, as any change).
+   */
+  #saveActivity(): void {
+    if (this.#closed || this.#fd === undefined) return;
+    for (const t of this.#sessions.values()) if (activityOf(t.session) !== t.activity) this.#touched.add(t);
+    if (this.#pending.length === 0 && this.#touched.size === 0) return;
+    const onError = this.#kept?.onActivityError ?? (() => {});
+    try {
+      this.commit().catch(onError);
+    } catch (error) {
+      onError(error);
+    }
+  }
+
+  /** What a snapshot writes of each session kept now (made as the snapshot reaches it). */
+  *#sessionSnapshots(list: Tracked[], rootBase: object): Generator<SessionSnapshot> {
+    for (const t of list) {
+      if (t.ended) continue;
+      const { session } = t;
+      const { instance } = session;
+      yield {
+        meta: metaOf(session),
+        base: t.base !== undefined && t.base === rootBase,
+        state: instance.fake.persistentState(),
+        controls: controlsOf(instance),
+        lastUsedAt: session.lastUsedAt,
+        counts: countsOf(instance),
+      };
+    }
   }
 
   /**
@@ -187,12 +392,23 @@ export class StateFile {
    * With nothing to write, the promise still waits for groups written earlier: they may hold this
    * caller's changes.
    */
-  commit(): Promise<void> {
+  commit(touched?: Instance): Promise<void> {
     const fake = this.#instance?.fake;
     if (!fake || this.#fd === undefined) throw new Error(`state file ${this.path} is closed`);
+    if (touched?.id !== undefined) {
+      const t = this.#sessions.get(touched.id);
+      if (t && t.session.instance === touched) this.#touched.add(t);
+    }
     const settings = JSON.stringify(fake.settings);
     const clock = fake.clock.offsetSeconds();
-    if (this.#pending.length === 0 && settings === this.#savedSettings && clock === this.#savedClock) {
+    const sessionChanges = [...this.#touched].map((t) => this.#changesOf(t));
+    if (
+      this.#pending.length === 0 &&
+      settings === this.#savedSettings &&
+      clock === this.#savedClock &&
+      sessionChanges.every((c) => c.lines.length === 0)
+    ) {
+      this.#touched.clear();
       return this.#durable(this.#writtenSeq);
     }
     const started = performance.now();
@@ -202,12 +418,17 @@ export class StateFile {
       this.#writeSnapshotSync();
       this.#needsSnapshot = false;
       this.#settled(settings, clock);
+      this.#remember();
       return Promise.resolve();
     }
     const pieces: string[] = [];
-    for (const change of this.#pending) for (const piece of changeLines(change)) pieces.push(piece);
+    for (const item of this.#pending) {
+      if (typeof item === 'string') pieces.push(item);
+      else for (const piece of changeLines(item.change, item.s)) pieces.push(piece);
+    }
     if (settings !== this.#savedSettings) pieces.push(settingsLine(fake.settings));
     if (clock !== this.#savedClock) pieces.push(clockLine(clock));
+    for (const change of sessionChanges) for (const piece of change.lines) pieces.push(piece);
     pieces.push(COMMIT_LINE);
     const group = Buffer.from(pieces.join(''), 'utf8');
     const fd = this.#fd;
@@ -228,6 +449,8 @@ export class StateFile {
     this.#size += group.length;
     const seq = ++this.#writtenSeq;
     this.#settled(settings, clock);
+    for (const change of sessionChanges) change.settle();
+    this.#touched.clear();
     this.#duringCompaction?.push(group);
     this.writes++;
     this.writeMs += performance.now() - started;
@@ -331,6 +554,8 @@ export class StateFile {
 
   /** Finishes (or abandons) a compaction under way, then lets the file and its lock go. */
   async closeAsync(): Promise<void> {
+    // A clean stop writes the sessions' last use and counts, so they come back exact.
+    this.#saveActivity();
     this.#closed = true;
     await this.#compaction;
     await this.#queuedFlush?.catch(() => {});
@@ -340,8 +565,15 @@ export class StateFile {
 
   /** Lets the file and its lock go at once, flushed (a compaction under way is abandoned). */
   close(): void {
+    if (!this.#closed) this.#saveActivity();
     this.#closed = true;
     this.#epoch++;
+    clearInterval(this.#activityTimer);
+    if (this.#kept) {
+      this.#kept.registry.observer = undefined;
+      if (this.#kept.registry.runs) this.#kept.registry.runs.observer = undefined;
+    }
+    for (const t of this.#sessions.values()) t.session.instance.fake.onChange = undefined;
     if (this.#instance) this.#instance.fake.onChange = undefined;
     if (this.#fd !== undefined) {
       try {
@@ -379,6 +611,18 @@ export class StateFile {
     else closeSync(old);
   }
 
+  /** The whole state as lines: the root's, then each session's kept now. */
+  #snapshot(): Generator<string> {
+    const fake = this.#instance?.fake;
+    if (!fake) throw new Error('no instance');
+    const state = fake.persistentState();
+    return snapshotLines(
+      state,
+      this.#sessionSnapshots([...this.#sessions.values()], state.loaded),
+      this.#kept?.registry.runs?.endedRecords() ?? [],
+    );
+  }
+
   /** Writes the whole state to a new file and renames it over the log (at start). */
   #writeSnapshotSync(): void {
     const fake = this.#instance?.fake;
@@ -386,7 +630,7 @@ export class StateFile {
     const { name, fd } = createExclusive(this.path, 'tmp-state');
     try {
       let at = 0;
-      for (const piece of pieces(snapshotLines(fake.persistentState()))) {
+      for (const piece of pieces(this.#snapshot())) {
         const buffer = Buffer.from(piece, 'utf8');
         writeFully(this.#fs, fd, buffer, at);
         at += buffer.length;
@@ -416,7 +660,7 @@ export class StateFile {
       this.#compactionSpoiled = false;
       let at = 0;
       let unsynced = 0;
-      for (const piece of pieces(snapshotLines(fake.persistentState()))) {
+      for (const piece of pieces(this.#snapshot())) {
         if (this.#closed) throw new Error('closed');
         const buffer = Buffer.from(piece, 'utf8');
         const { bytesWritten } = await writeAt(fd, buffer, 0, buffer.length, at);
@@ -467,6 +711,20 @@ export class StateFile {
       this.#duringCompaction = undefined;
     }
   }
+}
+
+/** A session's `session` line as it stands now. */
+function metaOf(session: Session): SessionMeta {
+  return {
+    id: session.id,
+    createdAt: session.createdAt,
+    lastUsedAt: session.lastUsedAt,
+    expires: session.expires,
+    ownFixtures: session.ownFixtures,
+    run: session.run,
+    ...(session.owner === undefined ? {} : { owner: session.owner }),
+    keys: session.instance.ownKeys?.list(),
+  };
 }
 
 /** Lines joined into pieces of about `PIECE_CHARS`. */

@@ -12,7 +12,23 @@
  *   {"t":"revokeTokens"} {"t":"reset"} {"t":"settings","settings":{}} {"t":"clock","offsetSeconds":0}
  *   {"t":"commit"}
  *
- * Version 1 files (one JSON object, the whole state) are still read.
+ * A session's lines are those same records with `"s":"<session id>"`, between its own:
+ *
+ *   {"t":"session","s":id,"createdAt":..,"lastUsedAt":..,"expires":true,"ownFixtures":false,
+ *     "base":"root"?,"keys":[...]?,"run":..?,"owner":..?}   it starts (over the root's reset point
+ *                                                           as it stands there, with `base`)
+ *   {"t":"keys","s":id,"keys":[...]}                         its own keys changed (a fixture load)
+ *   {"t":"controls","s":id,"controls":{faults,rateLimits,expectations,scenarios}}   as configured
+ *   {"t":"counts","s":id,"lastUsedAt":..,"counts":{coverage,verdict}}   its report's exact counts
+ *   {"t":"end","s":id}                                       deleted or reaped
+ *
+ * What the ended sessions of a run left for its report, folded in order at a restart:
+ *
+ *   {"t":"runEnded","run":label,"part":{...}}   a session of the run ended (its part of the report)
+ *   {"t":"runCleared","run":label}              the run's report was cleared
+ *
+ * Version 2 files (the root only) and version 1 files (one JSON object, the whole state) are
+ * still read, and carried on in this version.
  */
 import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
@@ -21,47 +37,107 @@ import { MAX_UNIX_SECONDS } from '../domain/clock.js';
 import type { PersistentState, StateChange } from '../domain/fake.js';
 import { buildDataset } from '../domain/fixtures/load-fixtures.js';
 import type { TokenGrant } from '../domain/tokens.js';
-import type { Dataset } from '../domain/types.js';
+import type { ApiKey, Dataset } from '../domain/types.js';
 import { ApiError } from '../errors.js';
+import type { NoticeCode } from '../notices.js';
+import type { BehaviourId } from './behaviours.js';
+import type { KeptCoverage } from './coverage.js';
+import type { RunPart } from './run-part.js';
+import { RUN_LABEL } from './run-reports.js';
 import { mergeSettings } from './settings-input.js';
+import type { KeptVerdict } from './verdict-tally.js';
 
 export const FORMAT = 'passportal-docs-fake state';
-export const VERSION = 2;
+export const VERSION = 3;
 export const COMMIT_LINE = '{"t":"commit"}\n';
 
 const line = (record: object): string => `${JSON.stringify(record)}\n`;
+
+/** `record` as a line of the root (`s` undefined) or of session `s` (its `s` after its `t`). */
+const lineOf = (s: string | undefined, t: string, rest: object = {}): string =>
+  line(s === undefined ? { t, ...rest } : { t, s, ...rest });
+
+/** A session as its `session` line describes it (see sessions.ts `RestoredSession`). */
+export interface SessionMeta {
+  id: string;
+  createdAt: number;
+  lastUsedAt: number;
+  expires: boolean;
+  ownFixtures: boolean;
+  run: string | undefined;
+  owner?: string;
+  keys: ApiKey[] | undefined;
+}
+
+/** A session's line of its start; `base`: over the root's reset point as it stands at that line. */
+export function sessionLine(meta: SessionMeta, base: boolean): string {
+  const { id, run, owner, keys, ...times } = meta;
+  return lineOf(id, 'session', {
+    ...times,
+    ...(base ? { base: 'root' } : {}),
+    ...(run === undefined ? {} : { run }),
+    ...(owner === undefined ? {} : { owner }),
+    ...(keys === undefined ? {} : { keys }),
+  });
+}
+
+export const keysLine = (s: string, keys: ApiKey[]): string => lineOf(s, 'keys', { keys });
+export const controlsLine = (s: string, controls: object): string => lineOf(s, 'controls', { controls });
+export const countsLine = (s: string, lastUsedAt: number, counts: object): string =>
+  lineOf(s, 'counts', { lastUsedAt, counts });
+export const endLine = (s: string): string => lineOf(s, 'end');
+
+/** A run's part as a line: its maps as lists of pairs. */
+export const runEndedLine = (run: string, part: RunPart): string =>
+  line({
+    t: 'runEnded',
+    run,
+    part: { ...part, operations: [...part.operations], behaviours: [...part.behaviours] },
+  });
+export const runClearedLine = (run: string): string => line({ t: 'runCleared', run });
+
+/** What a snapshot writes of one session. */
+export interface SessionSnapshot {
+  meta: SessionMeta;
+  /** True: its reset point is the root's (written just before it), with its own keys put in. */
+  base: boolean;
+  state: PersistentState;
+  controls: object;
+  lastUsedAt: number;
+  counts: object;
+}
 
 export function headLine(): string {
   return line({ t: 'head', format: FORMAT, version: VERSION, savedAt: new Date().toISOString() });
 }
 
-/** The lines that make `dataset` the reset point. */
-export function* datasetLines(dataset: Dataset): Generator<string> {
+/** The lines that make `dataset` the reset point (of the root, or of session `s`). */
+export function* datasetLines(dataset: Dataset, s?: string): Generator<string> {
   const { organizations, clients, templates, apiKeys } = dataset;
-  yield line({ t: 'catalog', organizations, clients, templates, apiKeys });
-  for (const doc of dataset.documents) yield line({ t: 'base', documents: [doc] });
-  yield line({ t: 'loaded' });
+  yield lineOf(s, 'catalog', { organizations, clients, templates, apiKeys });
+  for (const doc of dataset.documents) yield lineOf(s, 'base', { documents: [doc] });
+  yield lineOf(s, 'loaded');
 }
 
-/** The lines of one change the fake made (`Fake.onChange`). */
-export function* changeLines(change: StateChange): Generator<string> {
+/** The lines of one change the fake made (`Fake.onChange`), of the root or of session `s`. */
+export function* changeLines(change: StateChange, s?: string): Generator<string> {
   switch (change.kind) {
     case 'documents':
-      for (const doc of change.documents) yield line({ t: 'documents', documents: [doc] });
+      for (const doc of change.documents) yield lineOf(s, 'documents', { documents: [doc] });
       return;
     case 'tokens':
-      yield line({ t: 'tokens', tokens: change.tokens });
+      yield lineOf(s, 'tokens', { tokens: change.tokens });
       return;
     case 'load':
-      yield* datasetLines(change.dataset);
+      yield* datasetLines(change.dataset, s);
       return;
     default:
-      yield line({ t: change.kind });
+      yield lineOf(s, change.kind);
   }
 }
 
-export const settingsLine = (settings: Settings): string => line({ t: 'settings', settings });
-export const clockLine = (offsetSeconds: number): string => line({ t: 'clock', offsetSeconds });
+export const settingsLine = (settings: Settings, s?: string): string => lineOf(s, 'settings', { settings });
+export const clockLine = (offsetSeconds: number, s?: string): string => lineOf(s, 'clock', { offsetSeconds });
 
 /** Tokens per line in a snapshot. */
 const TOKENS_PER_LINE = 256;
@@ -70,26 +146,64 @@ const TOKENS_PER_LINE = 256;
  * A whole state as a committed group, made line by line as it is read (tokens straight from the
  * live store), so a caller can write it in pieces between other work.
  */
-export function* snapshotLines(state: PersistentState): Generator<string> {
+export function* snapshotLines(
+  state: PersistentState,
+  sessions: Iterable<SessionSnapshot> = [],
+  runs: Iterable<[string, RunPart]> = [],
+): Generator<string> {
   yield headLine();
   yield* datasetLines(state.resetPoint);
-  for (const doc of state.changed) yield line({ t: 'documents', documents: [doc] });
+  yield* stateLines(state);
+  for (const [run, part] of runs) yield runEndedLine(run, part);
+  for (const session of sessions) {
+    const s = session.meta.id;
+    yield sessionLine(session.meta, session.base);
+    if (!session.base) yield* datasetLines(session.state.resetPoint, s);
+    yield* stateLines(session.state, s);
+    yield controlsLine(s, session.controls);
+    yield countsLine(s, session.lastUsedAt, session.counts);
+  }
+  yield COMMIT_LINE;
+}
+
+/** An instance's state over its reset point: documents changed, tokens, settings and clock. */
+function* stateLines(state: PersistentState, s?: string): Generator<string> {
+  for (const doc of state.changed) yield lineOf(s, 'documents', { documents: [doc] });
   let tokens: Array<readonly [string, Readonly<TokenGrant>]> = [];
   for (const entry of state.tokens) {
     tokens.push(entry);
     if (tokens.length === TOKENS_PER_LINE) {
-      yield line({ t: 'tokens', tokens });
+      yield lineOf(s, 'tokens', { tokens });
       tokens = [];
     }
   }
-  if (tokens.length > 0) yield line({ t: 'tokens', tokens });
-  yield settingsLine(state.settings);
-  yield clockLine(state.clockOffsetSeconds);
-  yield COMMIT_LINE;
+  if (tokens.length > 0) yield lineOf(s, 'tokens', { tokens });
+  yield settingsLine(state.settings, s);
+  yield clockLine(state.clockOffsetSeconds, s);
+}
+
+/** A session read back from a state file (its controls and counts as read, checked by the caller). */
+export interface SessionBack {
+  meta: SessionMeta;
+  state: Omit<ReadBack, 'committedBytes' | 'snapshotBytes' | 'fileBytes' | 'version' | 'sessions' | 'runs'>;
+  /** Its `controls` as read, and where (checked against the spec by whoever restores them). */
+  controls: { value: unknown; where: string } | undefined;
+  counts: KeptCounts | undefined;
+  /** Whether its reset point is still the root's (as the root's stands at the end of the file). */
+  baseIsRoot: boolean;
+}
+
+/** A session's report counts as kept (`counts` line). */
+export interface KeptCounts {
+  coverage: KeptCoverage;
+  verdict: KeptVerdict;
 }
 
 /** A state file read back: the state, and how many bytes of the file hold committed groups. */
 export interface ReadBack {
+  sessions: SessionBack[];
+  /** What ended sessions left for their runs' reports, in order (`part` undefined: the run was cleared). */
+  runs: Array<{ label: string; part: RunPart | undefined }>;
   version: number;
   resetPoint: Dataset;
   changed: Dataset['documents'];
@@ -115,14 +229,27 @@ class Replay {
   settings: Record<string, unknown> = {};
   clockOffsetSeconds = 0;
   #loading: RawResetPoint | undefined;
+  /** The root's replay only: what ended sessions left for their runs, in order. */
+  readonly runs: Array<{ label: string; part: RunPart | undefined }> = [];
+  /** The root's replay only: the sessions started and not ended so far. */
+  readonly sessions = new Map<
+    string,
+    { meta: SessionMeta; replay: Replay; controls?: { value: unknown; where: string }; counts?: KeptCounts }
+  >();
 
   constructor(
     readonly where: (key: string) => string,
     readonly current: Settings,
+    /** A session's replay: its lines come without their `s`. */
+    readonly ofSession = false,
   ) {}
 
   apply(record: Record<string, unknown>, lineNo: number): void {
     const at = (key: string) => this.where(`line ${lineNo}, ${key}`);
+    if (!this.ofSession && record.s !== undefined) {
+      this.#applySession(record, lineNo, at);
+      return;
+    }
     switch (record.t) {
       case 'head':
         return;
@@ -160,9 +287,68 @@ class Replay {
       case 'clock':
         this.clockOffsetSeconds = checkOffset(record.offsetSeconds, at('offsetSeconds'));
         return;
+      case 'runEnded':
+      case 'runCleared':
+        if (this.ofSession) throw new ConfigError(`${at('t')}: a run's record inside a session`);
+        if (typeof record.run !== 'string' || !RUN_LABEL.test(record.run))
+          throw new ConfigError(`${at('run')}: must be a run label`);
+        this.runs.push({
+          label: record.run,
+          part: record.t === 'runEnded' ? checkRunPart(record.part, at) : undefined,
+        });
+        return;
       default:
         throw new ConfigError(`${at('t')}: unknown record ${JSON.stringify(record.t)}`);
     }
+  }
+
+  /** A line of a session (`s`): its start, end, keys, controls, counts, or a record of its state. */
+  #applySession(record: Record<string, unknown>, lineNo: number, at: (key: string) => string): void {
+    const s = record.s;
+    if (typeof s !== 'string' || !SESSION_ID.test(s))
+      throw new ConfigError(`${at('s')}: must be a session id (1-64 letters, digits, _ and -)`);
+    if (record.t === 'session') {
+      const replay = new Replay(this.where, this.current, true);
+      if (record.base === 'root') {
+        if (!this.resetPoint) throw new ConfigError(`${at('base')}: no reset point of the root before it`);
+        replay.resetPoint = this.resetPoint;
+      } else if (record.base !== undefined) throw new ConfigError(`${at('base')}: must be "root" or absent`);
+      this.sessions.set(s, { meta: checkSessionMeta(s, record, at), replay });
+      return;
+    }
+    // An end may follow a snapshot written after the session ended: nothing to end then.
+    if (record.t === 'end') {
+      this.sessions.delete(s);
+      return;
+    }
+    const kept = this.sessions.get(s);
+    if (!kept) throw new ConfigError(`${at('s')}: session ${s} was not started before this line`);
+    switch (record.t) {
+      case 'keys':
+        kept.meta.keys = checkKeys(record.keys, at('keys'));
+        return;
+      case 'controls':
+        kept.controls = { value: record.controls, where: at('controls') };
+        return;
+      case 'counts':
+        kept.meta.lastUsedAt = checkTime(record.lastUsedAt, at('lastUsedAt'));
+        kept.counts = checkCounts(record.counts, at);
+        return;
+      case 'head':
+        throw new ConfigError(`${at('t')}: a head inside a session`);
+      default: {
+        const { s: _s, ...rest } = record;
+        kept.replay.apply(rest, lineNo);
+      }
+    }
+  }
+
+  /** The sessions replayed, each checked as the root is. */
+  finishSessions(current: Settings, source: string): SessionBack[] {
+    return [...this.sessions.values()].map(({ meta, replay, controls, counts }) => {
+      const { sessions: _none, runs: _noRuns, ...state } = replay.finish(current, source);
+      return { meta, state, controls, counts, baseIsRoot: replay.resetPoint === this.resetPoint };
+    });
   }
 
   /** The replayed state, every document checked against its reset point's catalogue. */
@@ -181,8 +367,124 @@ class Replay {
       tokens: [...this.tokens],
       clockOffsetSeconds: this.clockOffsetSeconds,
       settings,
+      sessions: this.ofSession ? [] : this.finishSessions(current, source),
+      runs: this.runs,
     };
   }
+}
+
+/** A session id as the registry makes them (128 random bits, base64url), or any like it. */
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function checkTime(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new ConfigError(`${where}: must be milliseconds since the Unix epoch`);
+  return value;
+}
+
+function checkSessionMeta(id: string, r: Record<string, unknown>, at: (key: string) => string): SessionMeta {
+  for (const key of ['expires', 'ownFixtures'])
+    if (typeof r[key] !== 'boolean') throw new ConfigError(`${at(key)}: must be true or false`);
+  if (r.run !== undefined && (typeof r.run !== 'string' || !RUN_LABEL.test(r.run)))
+    throw new ConfigError(`${at('run')}: must be a run label`);
+  if (r.owner !== undefined && (typeof r.owner !== 'string' || r.owner.length === 0 || r.owner.length > 256))
+    throw new ConfigError(`${at('owner')}: must be a name of 1-256 characters`);
+  return {
+    id,
+    createdAt: checkTime(r.createdAt, at('createdAt')),
+    lastUsedAt: checkTime(r.lastUsedAt, at('lastUsedAt')),
+    expires: r.expires as boolean,
+    ownFixtures: r.ownFixtures as boolean,
+    run: r.run as string | undefined,
+    ...(r.owner === undefined ? {} : { owner: r.owner as string }),
+    keys: r.keys === undefined ? undefined : checkKeys(r.keys, at('keys')),
+  };
+}
+
+function checkKeys(value: unknown, where: string): ApiKey[] {
+  if (!Array.isArray(value)) throw new ConfigError(`${where}: must be a list of keys`);
+  return value.map((key, i) => {
+    if (
+      !isObject(key) ||
+      typeof key.keyId !== 'string' ||
+      key.keyId.length === 0 ||
+      typeof key.secret !== 'string' ||
+      key.secret.length === 0 ||
+      !Number.isSafeInteger(key.organizationId)
+    )
+      throw new ConfigError(`${where}[${i}]: must be {keyId, secret, organizationId}`);
+    return { keyId: key.keyId, secret: key.secret, organizationId: key.organizationId as number };
+  });
+}
+
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+function checkPairs<K extends string>(value: unknown, where: string): Array<[K, number]> {
+  if (!Array.isArray(value)) throw new ConfigError(`${where}: must be a list of [name, count]`);
+  value.forEach((pair, i) => {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !isCount(pair[1]))
+      throw new ConfigError(`${where}[${i}]: must be [name, count]`);
+  });
+  return value as Array<[K, number]>;
+}
+
+/** A `runEnded` line's part: its lists as lists, its counts as counts, its pairs made maps again. */
+function checkRunPart(value: unknown, at: (key: string) => string): RunPart {
+  if (!isObject(value)) throw new ConfigError(`${at('part')}: must be an object`);
+  for (const key of ['sessions', 'violations', 'expectedViolations', 'notices', 'unmetExpectations'])
+    if (!Array.isArray(value[key]) || !(value[key] as unknown[]).every(isObject))
+      throw new ConfigError(`${at(`part.${key}`)}: must be a list of objects`);
+  for (const key of ['sessionsNotListed', 'findingsDropped'])
+    if (!isCount(value[key])) throw new ConfigError(`${at(`part.${key}`)}: must be a count`);
+  checkTime(value.since, at('part.since'));
+  const requests = value.requests;
+  if (!isObject(requests) || !['total', 'held', 'noLongerHeld'].every((k) => isCount(requests[k])))
+    throw new ConfigError(`${at('part.requests')}: must be {total, held, noLongerHeld} counts`);
+  const summary = value.summary;
+  if (
+    !isObject(summary) ||
+    !isObject(summary.noticeCodes) ||
+    ![
+      'violatingRequests',
+      'requestsWithNotices',
+      'expectedViolations',
+      'unmetExpectations',
+      'violationsNotListed',
+      'noticesNotListed',
+    ].every((k) => isCount(summary[k]))
+  )
+    throw new ConfigError(`${at('part.summary')}: must be a report's summary of counts`);
+  return {
+    ...(value as unknown as RunPart),
+    operations: new Map(checkPairs(value.operations, at('part.operations'))),
+    behaviours: new Map(checkPairs(value.behaviours, at('part.behaviours'))),
+  };
+}
+
+/** A `counts` line's counts, each a whole number of at least 0 (the lists checked as lists). */
+function checkCounts(value: unknown, at: (key: string) => string): KeptCounts {
+  if (!isObject(value) || !isObject(value.coverage) || !isObject(value.verdict))
+    throw new ConfigError(`${at('counts')}: must be {coverage, verdict}`);
+  const c = value.coverage;
+  const v = value.verdict;
+  for (const key of ['requests', 'violatingRequests', 'requestsWithNotices'])
+    if (!isCount(c[key])) throw new ConfigError(`${at(`counts.coverage.${key}`)}: must be a count`);
+  for (const key of ['violatingRequests', 'requestsWithNotices', 'expectedViolations', 'unmetDiscarded'])
+    if (!isCount(v[key])) throw new ConfigError(`${at(`counts.verdict.${key}`)}: must be a count`);
+  if (!Array.isArray(v.unmet) || !v.unmet.every((u) => isObject(u) && typeof u.id === 'string'))
+    throw new ConfigError(`${at('counts.verdict.unmet')}: must be a list of declarations`);
+  return {
+    coverage: {
+      requests: c.requests as number,
+      since: checkTime(c.since, at('counts.coverage.since')),
+      operations: checkPairs(c.operations, at('counts.coverage.operations')),
+      behaviours: checkPairs<BehaviourId>(c.behaviours, at('counts.coverage.behaviours')),
+      violatingRequests: c.violatingRequests as number,
+      requestsWithNotices: c.requestsWithNotices as number,
+      noticeCodes: checkPairs<NoticeCode>(c.noticeCodes, at('counts.coverage.noticeCodes')),
+    },
+    verdict: v as unknown as KeptVerdict,
+  };
 }
 
 /** `raw` checked as run-time settings over `current`; a ConfigError names the first bad key. */
@@ -362,11 +664,11 @@ export function readStateFile(path: string, current: Settings, maxLineBytes = MA
         !isObject(record) ||
         record.t !== 'head' ||
         record.format !== FORMAT ||
-        record.version !== VERSION
+        (record.version !== 2 && record.version !== VERSION)
       ) {
-        throw new ConfigError(`${source}: not a ${FORMAT} file of version 1 or ${VERSION}`);
+        throw new ConfigError(`${source}: not a ${FORMAT} file of version 1, 2 or ${VERSION}`);
       }
-      version = VERSION;
+      version = record.version;
     }
     if (!isObject(record)) throw new ConfigError(`${source}: line ${lineNo} is not an object`);
     if (!complete) break;

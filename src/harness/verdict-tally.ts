@@ -1,4 +1,4 @@
-import { jsonBytes, type MemoryBudget } from '../memory-budget.js';
+import { jsonBytes, type MemoryAccount } from '../memory-budget.js';
 import type { FindingRecord } from './coverage.js';
 import {
   hasExpected,
@@ -29,7 +29,7 @@ export class VerdictTally {
 
   constructor(
     readonly limit: number,
-    readonly budget?: MemoryBudget,
+    readonly budget?: MemoryAccount,
   ) {}
 
   /** Counts a journaled request. */
@@ -80,10 +80,41 @@ export class VerdictTally {
     this.#bytes = 0;
   }
 
+  /** The counts as a state file keeps them, with the unmet declarations listed. */
+  keep(): KeptVerdict {
+    const { violatingRequests, requestsWithNotices, expectedViolations, unmetDiscarded } = this;
+    return {
+      violatingRequests,
+      requestsWithNotices,
+      expectedViolations,
+      unmetDiscarded,
+      unmet: this.unmet(),
+    };
+  }
+
+  /** Back to counts `keep` described. */
+  restore(kept: KeptVerdict): void {
+    this.clear();
+    this.discard(kept.unmet);
+    this.violatingRequests = kept.violatingRequests;
+    this.requestsWithNotices = kept.requestsWithNotices;
+    this.expectedViolations = kept.expectedViolations;
+    this.unmetDiscarded = kept.unmetDiscarded;
+  }
+
   /** What the listed records cost the memory budget. */
   get bytes(): number {
     return this.#bytes;
   }
+}
+
+/** A tally as a state file keeps it (`VerdictTally.keep`). */
+export interface KeptVerdict {
+  violatingRequests: number;
+  requestsWithNotices: number;
+  expectedViolations: number;
+  unmetDiscarded: number;
+  unmet: UnmetExpectation[];
 }
 
 /**

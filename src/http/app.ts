@@ -22,11 +22,12 @@ import { createAdminAuthCheck } from './admin-token-check.js';
 import { createErrorHandler } from './error-handler.js';
 import { proxyRouteOf } from './forward-proxy.js';
 import { createFrontPages } from './front-pages.js';
-import { createInstanceRouter } from './instance-router.js';
+import { createInstanceRouter, type McpRoute } from './instance-router.js';
 import { chain } from './middleware-chain.js';
 import { createRequestLog } from './request-log.js';
 import { pathOf, RequestState, stateOf } from './request-state.js';
 import { createSpecRouter } from './spec-router.js';
+import { createTenantBoundary } from './tenant-boundary.js';
 import { wantsHtml } from './ui-assets.js';
 
 /** The handler tables the spec routers call: one handler for every operation of each. */
@@ -51,6 +52,8 @@ export interface AppContext {
   tlsCaPem?: string;
   /** The server's memory budget: bodies in flight are counted in it, health reports it. */
   memory?: MemoryBudget;
+  /** The MCP endpoint at `/__admin/mcp`, when `mcpHttp` is on. */
+  mcp?: McpRoute;
 }
 
 /**
@@ -136,11 +139,18 @@ function corsMiddleware(vendorOrigins: string, adminOrigins: string | undefined)
   };
 }
 
-/** Would the admin API answer this request? Its guard and its token, asked without answering. */
+/**
+ * Would the admin API answer this request with the root's secrets? Its guard and the operator's
+ * token (a tenant's does not reach the root), asked without answering.
+ */
 function adminWouldAnswer(options: Options): (req: Request) => boolean {
   const guard = createAdminGuardCheck(options);
   const auth = createAdminAuthCheck(options.adminToken);
-  return (req) => guard(req) === undefined && auth(req) === undefined;
+  return (req) => {
+    if (guard(req) !== undefined) return false;
+    const caller = auth(req);
+    return !(caller instanceof ApiError) && caller.tenant === undefined;
+  };
 }
 
 const SESSION_PREFIX = '/sessions/';
@@ -301,6 +311,8 @@ export function createApp(context: AppContext): RequestListener {
       handlers,
       fallback,
       validators,
+      // Tenants' tokens reach only what each admin operation's `x-tenant` allows them.
+      authorize: admin && powers.tenants !== undefined ? createTenantBoundary(sessions) : undefined,
     });
   const adminRouter = routerOf(true, context.handlers.admin);
   const instanceRoutes = createInstanceRouter({
@@ -310,6 +322,8 @@ export function createApp(context: AppContext): RequestListener {
     checks: new ResponseChecks(spec.document, logger),
     suggestRoute: createRouteSuggester(operations),
     memory: context.memory,
+    mcp: context.mcp,
+    tenants: powers.tenants,
   });
 
   // One chain for everything; a silent logger (tests, benchmarks) gets no request-log step at all.

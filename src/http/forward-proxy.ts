@@ -152,6 +152,8 @@ export function createForwardProxy(
     const answer = renderError(error, randomUUID(), options.errorSuccess());
     res.writeHead(answer.status, {
       'content-type': 'application/json; charset=utf-8',
+      // As on every answer of the app (app.ts): a browser never reads the JSON as another type.
+      'x-content-type-options': 'nosniff',
       'content-length': answer.bytes,
       ...(error.status === 407 ? { 'proxy-authenticate': PROXY_AUTHENTICATE } : {}),
     });

@@ -3,6 +3,7 @@ import type { Options } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/runtime-response-checks.js';
+import type { TenantRegistry } from '../harness/tenants.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import { createAdminGuard } from './admin-origin-guard.js';
 import { createAdminAuth } from './admin-token-check.js';
@@ -20,6 +21,16 @@ import { inspector, isInspectorPath } from './ui-assets.js';
  */
 export const ADMIN_BODY_LIMIT = 64 * 1024 * 1024;
 
+/**
+ * The MCP server at `/__admin/mcp` (mcp/http-endpoint.ts, given by the composition when `mcpHttp`
+ * is on): reached after the admin guard, the token check and body parsing, like any admin call.
+ */
+export interface McpRoute {
+  /** False until the fake listens on a port: the endpoint's tool calls go there. */
+  ready(): boolean;
+  handle(req: Request, res: Response, publicUrl: string): Promise<void>;
+}
+
 export interface InstanceRouterOptions {
   options: Pick<Options, 'bodyLimit' | 'maxQueryLength' | 'adminToken' | 'adminOrigins' | 'adminHosts'>;
   /** The spec router of the admin operations (tag `admin`). */
@@ -31,6 +42,51 @@ export interface InstanceRouterOptions {
   suggestRoute: (method: string, path: string) => string | undefined;
   /** The server's memory budget: bodies being read and parsed are counted in it. */
   memory?: MemoryBudget;
+  /** The MCP endpoint, when `mcpHttp` is on. */
+  mcp?: McpRoute;
+  /** The tenants whose tokens the admin API takes besides the operator's (`--tenants`). */
+  tenants?: TenantRegistry;
+}
+
+const MCP_PATH = '/__admin/mcp';
+
+/** `/__admin/mcp`: the MCP endpoint at the root URL, or a 404 saying where it is and how it is turned on. */
+function mcpRoute(mcp: McpRoute | undefined): RequestHandler {
+  return (req, res, next) => {
+    const state = stateOf(res);
+    if (state.path !== MCP_PATH) {
+      next();
+      return;
+    }
+    if (mcp === undefined) {
+      next(
+        new ApiError(
+          'routeNotFound',
+          `Route not found: ${req.method} ${MCP_PATH}: start the fake with --mcp-http (MCP_HTTP) to serve MCP there`,
+        ),
+      );
+      return;
+    }
+    if (state.instance?.id !== undefined) {
+      next(
+        new ApiError(
+          'routeNotFound',
+          `Route not found: the MCP endpoint is at the root URL (${MCP_PATH}); its tools take the session as an argument`,
+        ),
+      );
+      return;
+    }
+    if (!mcp.ready()) {
+      next(
+        new ApiError(
+          'routeNotFound',
+          `Route not found: ${MCP_PATH} is served once the fake listens on a port (its tools call the admin API there)`,
+        ),
+      );
+      return;
+    }
+    mcp.handle(req, res, `${req.protocol}://${req.headers.host ?? ''}`).catch(next);
+  };
 }
 
 function queryLengthGuard(maxQueryLength: number): RequestHandler {
@@ -157,9 +213,11 @@ export function createInstanceRouter({
   checks,
   suggestRoute,
   memory,
+  mcp,
+  tenants,
 }: InstanceRouterOptions): RequestHandler {
   const notFound = routeNotFound(suggestRoute);
-  const auth = createAdminAuth(options.adminToken);
+  const auth = createAdminAuth(options.adminToken, tenants);
   const browserGuard = createAdminGuard(options);
   const guard = queryLengthGuard(options.maxQueryLength);
   const admin = chain(
@@ -167,6 +225,7 @@ export function createInstanceRouter({
     (req, res, next) => (stateOf(res).path === '/__admin/health' ? next() : auth(req, res, next)),
     guard,
     bodyParser(Math.max(options.bodyLimit, ADMIN_BODY_LIMIT), memory),
+    mcpRoute(mcp),
     adminRouter,
     notFound,
   );

@@ -7,6 +7,7 @@ import type { Instance } from '../harness/instance.js';
 import type { RequestVia } from '../harness/journal.js';
 import type { BodyMedia } from '../harness/kept-body.js';
 import type { ResponseChecks } from '../harness/runtime-response-checks.js';
+import type { TenantSpace } from '../harness/tenants.js';
 import type { Notice, NoticeSink } from '../notices.js';
 
 /** What the request recorder notes when a vendor API request arrives. */
@@ -45,6 +46,11 @@ export class RequestState implements NoticeSink {
    * once the dispatcher picked it (what its routes, faults and journal see).
    */
   path = '/';
+  /**
+   * The tenant whose token an admin request carries (`--tenants`; set by the admin token check);
+   * undefined for the operator's token, an open admin API, and every other request.
+   */
+  tenant: TenantSpace | undefined = undefined;
   /** The operation the request matched (set by the spec router). */
   operationId: string | undefined = undefined;
   /** The response body's JSON as sent (a text, or its UTF-8 bytes), for the journal. */

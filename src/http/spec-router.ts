@@ -23,6 +23,11 @@ export interface SpecRouterOptions {
   /** Answers operations that have no handler (the spec fallback). */
   fallback: (operation: Operation) => OperationHandler<Instance>;
   validators: OperationValidators;
+  /**
+   * Who may call an operation, asked before anything else of it: the error to refuse the request
+   * with, or undefined (the admin API's tenant boundary, `tenant-boundary.ts`).
+   */
+  authorize?: (operation: Operation, state: RequestState, req: Request) => ApiError | undefined;
 }
 
 /**
@@ -120,6 +125,7 @@ class HttpOperationContext implements OperationContext<Instance> {
   readonly instance: Instance;
   readonly requestId: string;
   readonly headers: Request['headers'];
+  readonly tenant: string | undefined;
 
   constructor(
     readonly operation: Operation,
@@ -131,6 +137,7 @@ class HttpOperationContext implements OperationContext<Instance> {
     this.instance = state.served();
     this.requestId = state.requestId;
     this.headers = req.headers;
+    this.tenant = state.tenant?.tenant.name;
   }
 
   /** Only the session calls need it: built from the Host the client used. */
@@ -151,6 +158,7 @@ function createOperationRun(
   operation: Operation,
   validate: RequestValidator,
   handler: OperationHandler<Instance>,
+  authorize: SpecRouterOptions['authorize'],
 ): OperationRun {
   const tokenHeaderNames = tokenHeaders(document, operation);
   return (req, res, next, params) => {
@@ -158,6 +166,8 @@ function createOperationRun(
     let result: OperationResult | Promise<OperationResult>;
     try {
       state.operationId = operation.operationId;
+      const refusal = authorize?.(operation, state, req);
+      if (refusal !== undefined) throw refusal;
       let principal: Principal | undefined;
       if (tokenHeaderNames.length > 0) {
         const token = tokenOf(req, tokenHeaderNames, state);
@@ -224,6 +234,7 @@ export function createSpecRouter({
   handlers,
   fallback,
   validators,
+  authorize,
 }: SpecRouterOptions): RequestHandler {
   const byPath = new Map<string, PathRoute>();
 
@@ -241,6 +252,7 @@ export function createSpecRouter({
       operation,
       validators.of(operation),
       handlers[operation.operationId] ?? fallback(operation),
+      authorize,
     );
     route.methods.set(operation.method.toUpperCase(), run);
     if (operation.method === 'get' && !route.methods.has('HEAD')) route.methods.set('HEAD', run);

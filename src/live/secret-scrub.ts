@@ -14,7 +14,16 @@ const escapeForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '
 
 export class SecretScrubber {
   readonly #secrets = new Set<string>();
+  readonly #tokenLike: boolean;
   #pattern: RegExp | undefined;
+
+  /**
+   * `tokenLike: false` replaces the known secrets only: for answers whose ids (a session's, a
+   * journal entry's) are token-like and must stay readable (the MCP server's, src/mcp).
+   */
+  constructor({ tokenLike = true }: { tokenLike?: boolean } = {}) {
+    this.#tokenLike = tokenLike;
+  }
 
   /** Adds texts that must never be written (empty and one-character texts are ignored). */
   add(...secrets: Array<string | undefined>): this {
@@ -27,7 +36,7 @@ export class SecretScrubber {
     return this;
   }
 
-  /** `text` with every known secret and every token-like run replaced by `(redacted)`. */
+  /** `text` with every known secret and (unless told not to) every token-like run replaced by `(redacted)`. */
   text(text: string): string {
     if (this.#secrets.size > 0) {
       // Longest first, so a secret that holds another is replaced whole.
@@ -40,6 +49,7 @@ export class SecretScrubber {
       );
       text = text.replace(this.#pattern, SCRUBBED);
     }
+    if (!this.#tokenLike) return text;
     return text.replace(TOKEN_LIKE, (run) => (/[0-9]/.test(run) && /[A-Za-z]/.test(run) ? SCRUBBED : run));
   }
 

@@ -25,6 +25,8 @@ export interface Declared<T> {
   readonly path: boolean;
   /** A flag that may be given more than once: its values joined with commas. */
   readonly repeatable?: boolean;
+  /** The environment variable, when not the one the key makes (`tenants` is read from `TENANTS_FILE`). */
+  readonly envName?: string;
 }
 
 /** A declaration of any value type (a `Declared<number>` is one: its default is read only). */
@@ -84,6 +86,12 @@ export const setting = <T>(option: Declared<T>): Declared<T> & { readonly settin
   setting: true,
 });
 
+/** Gives an option an environment variable other than the one its key makes. */
+export const readFrom = <T>(variable: string, option: Declared<T>): Declared<T> => ({
+  ...option,
+  envName: variable,
+});
+
 /** Marks an option whose value is never shown. */
 export const secret = <T>(option: Declared<T>): Declared<T> => ({ ...option, secret: true });
 
@@ -118,7 +126,13 @@ export function specsOf<Groups extends Record<string, Record<string, AnyDeclared
     for (const [key, option] of Object.entries(options)) {
       if (seen.has(key)) throw new Error(`option ${key} is declared twice (again in group ${group})`);
       seen.add(key);
-      out.push({ ...option, key: key as KeyOf<Groups>, group, flag: flagName(key), env: envName(key) });
+      out.push({
+        ...option,
+        key: key as KeyOf<Groups>,
+        group,
+        flag: flagName(key),
+        env: option.envName ?? envName(key),
+      });
     }
   }
   return out;

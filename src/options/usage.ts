@@ -14,6 +14,10 @@ export const COMMANDS: ReadonlyArray<{ name: string; summary: string }> = [
     summary: "asks your live tenant, read-only, what each of the fake's decisions assumes",
   },
   { name: 'capture', summary: 'one organization of your live tenant as a fixture set, every text replaced' },
+  {
+    name: 'mcp',
+    summary: 'the admin API as an MCP server on standard input and output, for an assistant (docs/mcp.md)',
+  },
 ];
 
 export const COMMANDS_HELP =

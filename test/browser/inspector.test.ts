@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/domain/tokens.js';
 import { defaultApiKey, type MockServer } from '../../src/index.js';
+import { writeTenantsFile } from '../support/tenants-file.js';
 import { launchBrowser, openPage, poll, SLOW, screenshot, startFake } from './browser.js';
 
 const KEY = defaultApiKey(1);
@@ -325,5 +326,53 @@ describe('in a browser: the inspector of a fake with an admin token', SLOW, () =
     await poll(() => page.locator('.count').textContent()).toBe('0 requests');
     expect(await prompt.count()).toBe(0);
     expect(errors).toEqual([]);
+  });
+});
+
+describe('in a browser: the inspector of a tenant (--tenants)', SLOW, () => {
+  let browser: Browser;
+  let mock: MockServer;
+  let url: string;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    ({ mock, url } = await startFake({
+      adminToken: 'operator-sesame',
+      tenants: writeTenantsFile([
+        { name: 'team-a', token: 'team-a-sesame' },
+        { name: 'team-b', token: 'team-b-sesame' },
+      ]),
+    }));
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await mock?.close();
+  }, 60_000);
+
+  it("lists the tenant's own sessions only, and a session it creates there is its own", async () => {
+    const create = async (token: string) => {
+      const res = await fetch(`${url}/__admin/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return ((await res.json()) as { id: string }).id;
+    };
+    const own = await create('team-a-sesame');
+    const others = await create('team-b-sesame');
+    const { page } = await openPage(browser);
+    await page.goto(`${url}/__admin/ui#controls`);
+    const prompt = page.getByRole('form', { name: 'admin token' });
+    await prompt.locator('input[name="admin-token"]').fill('team-a-sesame');
+    await prompt.getByRole('button', { name: 'Continue' }).click();
+    const sessions = page.locator('.panel', { hasText: 'Sessions' });
+    await sessions.getByRole('link', { name: own }).waitFor();
+    expect(await sessions.getByRole('link', { name: others }).count()).toBe(0);
+    await sessions.getByRole('button', { name: 'Create session' }).click();
+    await poll(() => sessions.getByRole('status').textContent()).toMatch(/Session \S+ created/);
+    const made = mock.sessions.list().find((s) => s.id !== own && s.id !== others);
+    expect(made?.owner).toBe('team-a');
+    await sessions.getByRole('link', { name: made?.id }).waitFor();
+    await screenshot(page, 'inspector-tenant-sessions');
+    expect(await sessions.getByRole('link', { name: others }).count()).toBe(0);
   });
 });

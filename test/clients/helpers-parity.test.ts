@@ -54,6 +54,8 @@ const HELPERS: Record<string, Helper> = {
       'New-PassportalHash': "the token call's x-hash (HMAC-SHA256, lower-case hex)",
       'Get-PassportalFakeToken': "the vendor's token call (POST /api/v2/auth/client_token)",
       'Register-PassportalFakeShouldOperator': 'adds Should -HaveNoPassportalViolation to Pester',
+      'Get-PassportalFakeEnvironment':
+        "a client process's SSL_CERT_FILE (the CA bundle), HTTPS_PROXY and NO_PROXY, from what Start-PassportalFake wrote",
     },
   },
   'Python admin client (clients/python, AdminClient)': {

@@ -182,3 +182,40 @@ describe('the landing page and key secrets', () => {
     expect(vendor.headers['access-control-allow-origin']).toBe('https://evil.example');
   });
 });
+
+describe('a foreign page against the admin endpoints added since', () => {
+  it('is refused 403 at the root and at a session URL for every one of them, and nothing changes', async () => {
+    const server = await createTestServer();
+    const session = await server.mock.session(undefined, { run: 'held-run' });
+    const calls: [string, string, unknown][] = [
+      ['post', '/__admin/faults', { status: 503 }],
+      ['delete', '/__admin/faults', undefined],
+      ['post', '/__admin/rate-limits', { per: 'key', limit: 1, windowSeconds: 60 }],
+      ['delete', '/__admin/rate-limits', undefined],
+      ['post', '/__admin/scenarios', { name: 'throttled', limit: 1, windowSeconds: 60 }],
+      ['delete', '/__admin/scenarios', undefined],
+      ['post', '/__admin/expected-violations', { location: 'query.pageNum' }],
+      ['delete', '/__admin/expected-violations', undefined],
+      ['delete', '/__admin/report', undefined],
+      ['get', '/__admin/report', undefined],
+      ['post', '/__admin/sessions', { run: 'foreign' }],
+      ['put', '/__admin/settings', { latencyMs: 5000 }],
+      ['post', '/__admin/clock', { advanceSeconds: 9999 }],
+      ['post', '/__admin/tokens/revoke', undefined],
+    ];
+    const before = JSON.stringify([server.mock.faults(), server.mock.rateLimits(), session.faults()]);
+    for (const prefix of ['', `/sessions/${session.id}`])
+      for (const [method, path, body] of calls) {
+        const call = (server.http as unknown as Record<string, (url: string) => import('supertest').Test>)[
+          method
+        ]?.(`${prefix}${path}`) as import('supertest').Test;
+        const res = await call.set('origin', 'https://evil.example').send(body as object);
+        expect(res.status, `${method} ${prefix}${path}`).toBe(403);
+      }
+    expect(JSON.stringify([server.mock.faults(), server.mock.rateLimits(), session.faults()])).toBe(before);
+    expect(server.mock.sessions.list()).toHaveLength(1);
+    expect(server.mock.settings().latencyMs).toBe(0);
+    expect(session.scenarios().applied).toHaveLength(0);
+    session.delete();
+  });
+});

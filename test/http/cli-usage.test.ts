@@ -15,10 +15,10 @@ const scratch = mkdtempSync(join(tmpdir(), 'fake-cli-usage-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the command line shows itself', () => {
-  it('--help lists every command (report, check-live, capture) with one line each', async () => {
+  it('--help lists every command (report, check-live, capture, mcp) with one line each', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
-    expect(COMMANDS.map((c) => c.name)).toEqual(['report', 'check-live', 'capture']);
+    expect(COMMANDS.map((c) => c.name)).toEqual(['report', 'check-live', 'capture', 'mcp']);
     const lines = stdout.split('\n');
     for (const { name, summary } of COMMANDS) {
       const line = lines.filter((l) => l.trimStart().startsWith(`${name} `));

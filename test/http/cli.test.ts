@@ -71,6 +71,21 @@ describe('the command line', () => {
     expect(await exited).toBe(0);
   });
 
+  it('--exit-with-stdin: ends with exit 0 when its standard input closes (its launcher ended), and not before', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, '--port', '0', '--fixtures', SMALL_SET, '--exit-with-stdin'],
+      { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    const url = await waitForListening(child);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Data on the pipe is no reason to end: the fake still answers.
+    child.stdin?.write('anything\n');
+    expect((await fetch(`${url}/__admin/health`)).status).toBe(200);
+    child.stdin?.end();
+    expect(await exited).toBe(0);
+  });
+
   it('--log-format pretty prints human-readable lines instead of JSON', async () => {
     const child = spawnCli(['--port', '0', '--fixtures', SMALL_SET, '--log-format', 'pretty']);
     let out = '';

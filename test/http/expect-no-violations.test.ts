@@ -74,11 +74,17 @@ describe('expectNoViolations in-process', () => {
     session.delete();
   });
 
-  it('passes after clearRequests(), for a test that provokes a violation on purpose and asserts it', async () => {
+  it('fails after clearRequests() (the exact counts remember); a violation provoked on purpose is declared instead', async () => {
     t.mock.reset();
+    await t.mock.expectNoViolations().catch(() => undefined);
     await t.http.get('/api/v2/documents');
     expect((await t.mock.violations()).map((v) => v.status)).toEqual([401]);
     t.mock.clearRequests();
+    await expect(t.mock.expectNoViolations()).rejects.toThrow(
+      /the report counts 1 request that broke the contract/,
+    );
+    t.mock.expectViolation({ location: 'header.x-access-token' });
+    await t.http.get('/api/v2/documents');
     await expect(t.mock.expectNoViolations()).resolves.toBeUndefined();
   });
 });

@@ -277,7 +277,7 @@ describe('the routing table follows idle sessions', () => {
 });
 
 describe('with a state file', () => {
-  it("a write a session served by its key does not depend on the root's file; the root's own writes do", async () => {
+  it("a write a session served by its key is saved like the root's: with the file's folder gone, both answer stateNotSaved", async () => {
     const folder = mkdtempSync(join(tmpdir(), 'fake-key-state-'));
     const server = await createTestServer({ stateFile: join(folder, 'state.json') });
     try {
@@ -289,7 +289,9 @@ describe('with a state file', () => {
         .patch('/api/v2/documents/101101')
         .set('x-access-token', token)
         .send(rename('Session edit'));
-      expect(routed.status).toBe(200);
+      // The session is kept in the file too: its change is not acknowledged unless it is on disk.
+      expect(routed.status).toBe(500);
+      expect(routed.body.message).toBe('the change could not be saved to the state file');
       const rootWrite = await server.http
         .patch('/api/v2/documents/101101')
         .set('x-access-token', rootToken)

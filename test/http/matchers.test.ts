@@ -65,3 +65,41 @@ describe('fakeMatchers', () => {
     );
   });
 });
+
+describe('a test that resets after it broke the contract', () => {
+  it('still fails: the verdict compares the exact counts with those of the previous check', async () => {
+    const session = await t.mock.session();
+    const admin = createAdminClient(session.baseUrl);
+    // Clean so far: each check takes its starting point.
+    await expect(session).toHaveNoViolations();
+    await admin.expectNoViolations();
+    await session.expectNoViolations();
+
+    // The test breaks the contract, then resets: the journal is empty again.
+    await fetch(`${session.baseUrl}/api/v2/documents?pageNum=0`);
+    await session.reset();
+    expect(await session.violations()).toEqual([]);
+    await expect(expect(session).toHaveNoViolations()).rejects.toThrow(
+      /the report counts 1 request that broke the contract since the last check.*\n {2}#\d+ GET \/api\/v2\/documents -> 401\n {4}header\.x-access-token: is required/,
+    );
+    await expect(admin.expectNoViolations()).rejects.toThrow(
+      /the report counts 1 request that broke the contract/,
+    );
+    await expect(session.expectNoViolations()).rejects.toThrow(/the report counts 1 request/);
+
+    // The next test, clean, passes: the counts did not grow since.
+    await expect(session).toHaveNoViolations();
+    await admin.expectNoViolations();
+    await session.expectNoViolations();
+
+    // A declaration a reset discards unmet fails the test that made it, once.
+    await session.expectViolation({ location: 'query.pageNum' });
+    await session.reset();
+    await expect(expect(session).toHaveNoViolations()).rejects.toThrow(
+      /the report counts 1 declared violation never met since the last check/,
+    );
+    await expect(admin.expectNoViolations()).rejects.toThrow(/1 declared violation never met/);
+    await expect(session).toHaveNoViolations();
+    session.delete();
+  });
+});

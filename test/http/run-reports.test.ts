@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseJunit, type TestSuites } from 'junit2json';
+import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminError, createAdminClient } from '../../src/client/admin-client.js';
 import { computeHash } from '../../src/domain/tokens.js';
@@ -242,17 +243,78 @@ describe("a run's report", () => {
     await root.deleteSession(live.id);
   });
 
-  it('refuses a bad run label with 400 naming the field, over HTTP and in process', async () => {
-    const res = await fetch(`${url}/__admin/sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ run: 'has spaces' }),
+  it('refuses a bad run label with 400 invalidRunLabel (code 4000) naming the rule, over HTTP and in process', async () => {
+    for (const run of ['ci run #42', 'a+b', 'x'.repeat(129), '']) {
+      const res = await fetch(`${url}/__admin/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ run }),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { code: number; message: string; errors: { location: string }[] };
+      // Its own code: a client tells it from a fake that knows no run labels (code 0, unknown field).
+      expect(body.code).toBe(4000);
+      expect(body.message).toBe(
+        'invalid run label: must be 1-128 characters of letters, digits and ._:@/- (e.g. ci-1234)',
+      );
+      expect(body.errors[0]?.location).toBe('body/run');
+    }
+    expect((await createAdminClient(url).sessions()).some((s) => s.run === 'ci run #42')).toBe(false);
+    await expect(mock.session(undefined, { run: 'x'.repeat(129) })).rejects.toMatchObject({
+      kind: 'invalidRunLabel',
+      status: 400,
     });
-    expect(res.status).toBe(400);
-    expect(JSON.stringify(await res.json())).toContain('run');
-    await expect(mock.session(undefined, { run: 'x'.repeat(129) })).rejects.toThrow(/run label/);
     expect((await fetch(`${url}/__admin/report?run=bad%20label`)).status).toBe(400);
   });
+
+  it('past 256 runs forgets the idle run touched longest ago, never a new run nor one with a live session', async () => {
+    const many = (await createTestServer()).mock;
+    try {
+      const live = await many.session(undefined, { run: 'run-live' });
+      const ended: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        const session = await many.session(undefined, { run: `run-${i}` });
+        session.delete();
+        ended.push(`run-${i}`);
+      }
+      // The newest is kept while its session lives, and so is the oldest run with a live session.
+      const newest = await many.session(undefined, { run: 'run-newest' });
+      await expect(many.report({ run: 'run-newest' })).resolves.toMatchObject({ run: 'run-newest' });
+      await expect(many.report({ run: 'run-live' })).resolves.toMatchObject({ run: 'run-live' });
+      await expect(many.report({ run: 'run-299' })).resolves.toMatchObject({ run: 'run-299' });
+      // The idle runs touched longest ago are gone.
+      await expect(many.report({ run: 'run-0' })).rejects.toMatchObject({ kind: 'runNotFound' });
+      const kept = many.sessions.runs?.labels() ?? [];
+      expect(kept.length).toBe(256);
+      expect(kept).toContain('run-live');
+      expect(kept).toContain('run-newest');
+      newest.delete();
+      live.delete();
+    } finally {
+      await many.close();
+    }
+  });
+
+  it('adds up 1,500 sessions of one run exactly', async () => {
+    const many = (await createTestServer()).mock;
+    try {
+      const http = supertest(many.app);
+      for (let i = 0; i < 1500; i++) {
+        const session = await many.session(undefined, { run: 'run-1500' });
+        await http.get(`/sessions/${session.id}/api/v2/documents?pageNum=1`).expect(401);
+        session.delete();
+      }
+      const report = (await many.report({ run: 'run-1500' })) as Report & {
+        sessions: unknown[];
+        sessionsNotListed: number;
+      };
+      expect(report.summary.violatingRequests).toBe(1500);
+      expect(report.requests.total).toBe(1500);
+      expect(report.sessions.length + report.sessionsNotListed).toBe(1500);
+    } finally {
+      await many.close();
+    }
+  }, 120_000);
 
   it('keeps exact counts when its records outgrow their share of the memory budget', async () => {
     // A small budget: the kept records may hold a quarter of the journals' share.

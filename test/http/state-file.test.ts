@@ -141,7 +141,7 @@ describe('--state-file', () => {
     const file = join(dir, 'programmatic.json');
     const mock = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent', stateFile: file });
     await mock.close();
-    expect(headOf(file)).toMatchObject({ format: 'passportal-docs-fake state', version: 2 });
+    expect(headOf(file)).toMatchObject({ format: 'passportal-docs-fake state', version: 3 });
     expect(readFileSync(file, 'utf8')).not.toContain('"t":"documents"');
     const before = readdirSync(dir).length;
     const plain = await createMockServer({ fixtures: SMALL_SET, logLevel: 'silent' });

@@ -11,7 +11,11 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TAG, listOperations } from '../../src/contract/operations.js';
+import { loadSpec } from '../../src/contract/spec-document.js';
 import { defaultApiKey } from '../../src/index.js';
 import { requestToken } from '../support/request-token.js';
 import { waitForListening } from '../support/run-cli.js';
@@ -21,7 +25,8 @@ import { waitForListening } from '../support/run-cli.js';
  * with the newest `testcontainers` its peer range allows, then used as advertised: the
  * `passportal-docs-fake` command through npx (it must be an executable a shell runs with Node,
  * answer within a bound and start a fake that hands out tokens), and the Testcontainers module
- * imported and constructed on the Node this suite runs on (20.19+ included).
+ * imported and constructed on the Node this suite runs on (20.19+ included), and `mcp` answering
+ * the SDK's own client on standard input and output.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,6 +35,10 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   bin: Record<string, string>;
   peerDependencies: Record<string, string>;
 };
+const adminOperationIds = listOperations(loadSpec().document)
+  .filter((op) => op.tags.includes(ADMIN_TAG))
+  .map((op) => op.operationId)
+  .sort();
 let dir: string;
 const started: ChildProcess[] = [];
 
@@ -151,6 +160,29 @@ describe('the installed passportal-docs-fake command', () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { access_token: string }).access_token).toMatch(/\S{16,}/);
     killGroup(child);
+  }, 60_000);
+
+  it('serves MCP on standard input and output through npx: a tool per admin operation, a session made', async () => {
+    const client = new Client({ name: 'newcomer', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: 'npx',
+      args: ['passportal-docs-fake', 'mcp'],
+      cwd: dir,
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(adminOperationIds);
+      const created = (await client.callTool({ name: 'createSession', arguments: {} })) as {
+        content: Array<{ text: string }>;
+      };
+      expect(JSON.parse(created.content[0]?.text ?? '{}').baseUrl).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/sessions\//,
+      );
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });
 

@@ -210,7 +210,7 @@ describe('malformed values in a state file', () => {
     expect(fake.authenticate('kept-token').organizationId).toBe(1);
     expect(JSON.parse(readFileSync(path, 'utf8').split('\n')[0] as string)).toMatchObject({
       t: 'head',
-      version: 2,
+      version: 3,
     });
   });
 });

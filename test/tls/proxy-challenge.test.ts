@@ -67,6 +67,45 @@ describe('--proxy-auth challenge', () => {
     expect(body.message).toContain("'root' for the root");
   });
 
+  it("the proxy's own 407, 403 and 400 answers to absolute-form requests carry X-Content-Type-Options: nosniff", async () => {
+    const through = (target: string, host: string) =>
+      exchange(
+        challenging,
+        `GET ${target} HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`,
+        /\r\n\r\n[\s\S]*\}$/,
+      );
+    const answers = [
+      await documentsThrough(challenging, ''),
+      await through('http://example.com/api/v2/documents', 'example.com'),
+      await through('http://[bad/api', 'bad'),
+    ];
+    expect(answers.map(statusOf)).toEqual([407, 403, 400]);
+    for (const raw of answers) {
+      const head = raw.slice(0, raw.indexOf('\r\n\r\n')).toLowerCase();
+      expect(head).toContain('\r\nx-content-type-options: nosniff');
+      expect(head).toContain('\r\ncontent-type: application/json');
+    }
+  });
+
+  it('challenges every answer that names no live session: another scheme, an unknown, deleted or partial id, a huge header', async () => {
+    const session = await challenging.mock.session();
+    const deleted = await challenging.mock.session();
+    deleted.delete();
+    const answers = [
+      await documentsThrough(challenging, 'proxy-authorization: Bearer abc\r\n'),
+      await documentsThrough(challenging, basic('no-such-session')),
+      await documentsThrough(challenging, basic(deleted.id)),
+      await documentsThrough(challenging, basic(session.id.slice(0, 6))),
+      await connectThrough(challenging, basic(deleted.id)),
+    ];
+    expect(answers.map(statusOf)).toEqual([407, 407, 407, 407, 407]);
+    // Nothing reached the live session's journal.
+    expect(session.instance.journal.list({}).length).toBe(0);
+    const huge = await documentsThrough(challenging, `proxy-authorization: Basic ${'A'.repeat(12_000)}\r\n`);
+    expect([407, 431]).toContain(statusOf(huge));
+    session.delete();
+  });
+
   it('serves the answer to the challenge: a session by its id, the root by the user root', async () => {
     const session = await challenging.mock.session();
     const listed = (journal: { list: (q: { path: string }) => unknown[] }) =>

@@ -3,10 +3,20 @@
  * edit keeps the old answers and logs the file and the path; each reload is marked in the journal.
  * Then the command line: `--watch` and `--scenario` as a user starts them.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import supertest from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -86,6 +96,70 @@ describe('--watch', () => {
     expect(await labels(http)).toContain('Edited While Running');
     const markers = await mock.requests({ method: 'RELOAD' });
     expect(markers.at(-1)).toMatchObject({ status: 400 });
+  }, 60_000);
+
+  it('ignores files the set is not read from and saves that change nothing: no reload, the state and tokens kept', async () => {
+    mock = await createMockServer({ fixtures: file, watch: true, logger: capturingLogger() });
+    const http = supertest(mock.app);
+    const token = await issueToken(http);
+    writeFileSync(join(dir, 'notes.txt'), 'a note');
+    writeFileSync(join(dir, '.set.json.swp'), 'swap');
+    writeFileSync(join(dir, 'set.json~'), 'backup');
+    // Saved again with the same content (an editor's save, a touch).
+    writeFileSync(file, readFileSync(file));
+    await sleep(1500);
+    expect(await mock.requests({ method: 'RELOAD' })).toEqual([]);
+    expect(logs.some((l) => l.includes('fixtures reloaded'))).toBe(false);
+    const res = await http.get('/api/v2/documents?pageNum=1').set('x-access-token', token);
+    expect(res.status).toBe(200);
+  }, 60_000);
+
+  it('follows a folder replaced and a symlink swapped; a path gone is logged once as an error', async () => {
+    const folderSet = fileURLToPath(new URL('../fixtures/folder-set', import.meta.url));
+    const a = join(dir, 'a');
+    const b = join(dir, 'b');
+    cpSync(folderSet, a, { recursive: true });
+    cpSync(folderSet, b, { recursive: true });
+    const documentsOf = (folder: string) => JSON.parse(readFileSync(join(folder, 'documents.json'), 'utf8'));
+    const relabel = (folder: string, label: string) => {
+      const documents = documentsOf(folder);
+      documents[0].label = label;
+      writeFileSync(join(folder, 'documents.json'), JSON.stringify(documents));
+    };
+    const link = join(dir, 'current');
+    symlinkSync(a, link);
+    mock = await createMockServer({ fixtures: link, watch: true, logger: capturingLogger() });
+    const labelled = (label: string) =>
+      within(4000, async () => mock?.state().documents.some((d) => d.label === label) ?? false);
+
+    // The link swapped to another folder (as `ln -sfn b current` does: a new link renamed over).
+    relabel(b, 'From Folder B');
+    symlinkSync(b, join(dir, 'next'));
+    renameSync(join(dir, 'next'), link);
+    expect(await labelled('From Folder B')).toBe(true);
+    // An edit in the folder it points to now.
+    relabel(b, 'Edited In B');
+    expect(await labelled('Edited In B')).toBe(true);
+
+    // The folder replaced whole.
+    const fresh = join(dir, 'fresh');
+    cpSync(b, fresh, { recursive: true });
+    relabel(fresh, 'From A Replaced Folder');
+    rmSync(b, { recursive: true });
+    renameSync(fresh, b);
+    expect(await labelled('From A Replaced Folder')).toBe(true);
+
+    // Gone: one error saying why, however long it stays gone; the set in place is kept.
+    rmSync(b, { recursive: true });
+    expect(await within(4000, async () => logs.some((l) => l.includes('fixtures no longer watched')))).toBe(
+      true,
+    );
+    await sleep(2500);
+    const stops = logs.filter((l) => l.includes('fixtures no longer watched'));
+    expect(stops).toHaveLength(1);
+    expect(JSON.parse(stops[0] as string)).toMatchObject({ level: 50 });
+    expect(stops[0]).toContain(link);
+    expect(mock.state().documents.some((d) => d.label === 'From A Replaced Folder')).toBe(true);
   }, 60_000);
 
   it('needs --fixtures', async () => {

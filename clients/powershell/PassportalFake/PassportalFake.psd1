@@ -7,6 +7,8 @@
     Copyright            = '(c) passportal-docs-fake contributors. MIT License.'
     Description          = 'Pester-ready helpers for the Passportal Documents API fake: start it (npm command or container image), sessions, faults, clock, journal, expected violations, reports, the vendor token call, and Should -HaveNoPassportalViolation.'
     PowerShellVersion    = '5.1'
+    FormatsToProcess     = @('PassportalFake.Format.ps1xml')
+    TypesToProcess       = @('PassportalFake.Types.ps1xml')
     CompatiblePSEditions = @('Desktop', 'Core')
     FunctionsToExport    = @(
         'Start-PassportalFake'
@@ -48,6 +50,7 @@
         'Get-PassportalFakeScenario'
         'Invoke-PassportalFakeScenario'
         'Clear-PassportalFakeScenario'
+        'Get-PassportalFakeEnvironment'
     )
     CmdletsToExport      = @()
     VariablesToExport    = @()
@@ -57,7 +60,7 @@
         PSData = @{
             Tags         = @('Passportal', 'Pester', 'Testing', 'Mock', 'Fake', 'ContractTesting', 'API', 'PSEdition_Core', 'PSEdition_Desktop', 'Windows', 'Linux', 'MacOS')
             LicenseUri   = 'https://opensource.org/licenses/MIT'
-            ReleaseNotes = 'First release: start and stop the fake, every admin operation, the vendor token call, Should -HaveNoPassportalViolation.'
+            ReleaseNotes = 'The fake starts on port 0 and ends with its PowerShell; each check judges what happened since the previous one by exact counts; the journal is read whole; token calls as JSON; the CA bundle and Get-PassportalFakeEnvironment; no secret in default output. See docs/powershell.md.'
         }
     }
 }

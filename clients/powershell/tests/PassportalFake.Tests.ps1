@@ -80,6 +80,29 @@ Describe 'Start-PassportalFake and Stop-PassportalFake' {
         { Get-PassportalFakeHealth -Url $other.BaseUrl } | Should -Throw '*failed*'
     }
 
+    It 'fails when its own node dies, even when another process answers on the port it asked for' {
+        # The port is taken by the fake of BeforeAll, whose health answers 200 there.
+        $port = ([uri]$fake.BaseUrl).Port
+        $err = { Start-PassportalFake -UseNode -Port $port -TimeoutSeconds 60 } | Should -Throw -PassThru
+        $err.Exception.Message | Should -BeLike '*did not start*EADDRINUSE*'
+        (Get-PassportalFakeHealth -Fake $fake).status | Should -Be 'ok'
+    }
+
+    It "takes the URL the fake announces: its own process answers there, on a port no one chose for it beforehand" {
+        $other = Start-PassportalFake -UseNode
+        try {
+            $other.BaseUrl | Should -Not -Be $fake.BaseUrl
+            $other.Process.HasExited | Should -BeFalse
+            # The fake announced this URL itself: its log's listening line names it.
+            $line = Get-Content -LiteralPath (Join-Path $other.LogDirectory 'stdout.log') | Where-Object { $_ -match 'listening on' } | Select-Object -First 1
+            ($line | ConvertFrom-Json).url | Should -Be $other.BaseUrl
+            ($other | Get-PassportalFakeSetting) | Should -Not -BeNullOrEmpty
+        } finally {
+            Stop-PassportalFake $other
+        }
+        $other.Process.HasExited | Should -BeTrue
+    }
+
     It "shows the fake's own error when it cannot start" {
         $bad = Join-Path $TestDrive 'broken.json'
         Set-Content -LiteralPath $bad -Value '{ "documents": 5 }'
@@ -88,9 +111,22 @@ Describe 'Start-PassportalFake and Stop-PassportalFake' {
 }
 
 Describe 'Get-PassportalFakeToken' {
-    It 'gets a token form-encoded, as the public PowerShell clients send it, and as JSON' {
-        ($fake | Get-PassportalFakeToken).access_token | Should -Match '^\S{20,}$'
-        ($fake | Get-PassportalFakeToken -Json).access_token | Should -Match '^\S{20,}$'
+    It 'sends JSON by default, as the documentation shows it: no notice; form-encoded with -Form, with its notice' {
+        $session = New-PassportalFakeSession -Fake $fake
+        try {
+            ($session | Get-PassportalFakeToken).access_token | Should -Match '^\S{20,}$'
+            ($session | Get-PassportalFakeToken -Json).access_token | Should -Match '^\S{20,}$'
+            @($session | Get-PassportalFakeNotice).Count | Should -Be 0
+            $calls = @($session | Get-PassportalFakeRequest -Path /api/v2/auth/client_token)
+            $calls.Count | Should -Be 2
+            ($session | Get-PassportalFakeToken -Form).access_token | Should -Match '^\S{20,}$'
+            $notices = @($session | Get-PassportalFakeNotice)
+            $notices.Count | Should -Be 1
+            $notices[0].notices[0].code | Should -Be 'formEncodedBody'
+            { $session | Get-PassportalFakeToken -Form -Json } | Should -Throw '*not both*'
+        } finally {
+            $session | Remove-PassportalFakeSession
+        }
     }
 
     It "throws the fake's message on a wrong secret, without the secret" {
@@ -251,12 +287,16 @@ Describe 'violations and the verdict' {
         $records.Count | Should -Be 1
         $records[0].violations[0].location | Should -Be 'query.pageNum'
         $err = { $session | Should -HaveNoPassportalViolation } | Should -Throw -PassThru
-        foreach ($message in @($err.Exception.Message, ({ $session | Assert-PassportalFakeNoViolation } | Should -Throw -PassThru).Exception.Message)) {
+        # Each check judges what came after the previous one: the same request again for Assert.
+        Invoke-DocumentsList $session $token 'pageNum=0' | Out-Null
+        $asserted = { $session | Assert-PassportalFakeNoViolation } | Should -Throw -PassThru
+        foreach ($message in @($err.Exception.Message, $asserted.Exception.Message)) {
             $message | Should -Match 'GET /api/v2/documents'
             $message | Should -Match 'query\.pageNum: needs to be an integer'
             $message | Should -Not -Match ([regex]::Escape($token))
             $message | Should -Not -Match ([regex]::Escape($session.Secret))
         }
+        Invoke-DocumentsList $session $token 'pageNum=0' | Out-Null
         $session | Should -Not -HaveNoPassportalViolation
     }
 
@@ -278,5 +318,102 @@ Describe 'violations and the verdict' {
         $xml.testsuites.name | Should -Match $session.Id
         ($session | Get-PassportalFakeReport).operations | Should -Not -BeNullOrEmpty
         ($session | Get-PassportalFakeReport -Format markdown) | Should -Match '#'
+    }
+}
+
+Describe 'Get-PassportalFakeRequest reads the whole journal' {
+    BeforeAll {
+        $session = New-PassportalFakeSession -Fake $fake
+        # 250 requests: more than the fake's page (100) and the module's (200).
+        $client = New-Object System.Net.Http.HttpClient
+        for ($i = 1; $i -le 250; $i++) {
+            $client.GetAsync("$($session.BaseUrl)/api/v2/documents/$i").GetAwaiter().GetResult().Dispose()
+        }
+        $client.Dispose()
+    }
+    AfterAll {
+        $session | Remove-PassportalFakeSession
+    }
+
+    It 'returns every entry by default, oldest first, each once' {
+        $entries = @($session | Get-PassportalFakeRequest)
+        $entries.Count | Should -Be 250
+        $entries[0].path | Should -Be '/api/v2/documents/1'
+        $entries[-1].path | Should -Be '/api/v2/documents/250'
+        @($entries.id | Sort-Object -Unique).Count | Should -Be 250
+        @($session | Get-PassportalFakeRequest -Order desc)[0].path | Should -Be '/api/v2/documents/250'
+        @($session | Get-PassportalFakeRequest -Order desc).Count | Should -Be 250
+    }
+
+    It 'answers the total with -TotalCount' {
+        $session | Get-PassportalFakeRequest -TotalCount | Should -Be 250
+        $session | Get-PassportalFakeRequest -Path '/api/v2/documents/1*' -TotalCount | Should -Be 111
+    }
+
+    It 'says it stopped when -Limit cuts the journal, naming how many more and where to read on' {
+        $entries = @($session | Get-PassportalFakeRequest -Limit 120 -WarningVariable warned -WarningAction SilentlyContinue)
+        $entries.Count | Should -Be 120
+        "$warned" | Should -BeLike '*returned 120 of 250 matching journal entries (-Limit 120): 130 more, which -Since * reads.*'
+        $rest = @($session | Get-PassportalFakeRequest -Since $entries[-1].id -WarningVariable none)
+        $rest.Count | Should -Be 130
+        $rest[0].path | Should -Be '/api/v2/documents/121'
+        @($none).Count | Should -Be 0
+    }
+
+    It 'skips with -Offset and starts after a journal id with -Since' {
+        $entries = @($session | Get-PassportalFakeRequest -Offset 240)
+        $entries.Count | Should -Be 10
+        $entries[0].path | Should -Be '/api/v2/documents/241'
+        $first = @($session | Get-PassportalFakeRequest -Limit 1 -WarningAction SilentlyContinue)[0]
+        @($session | Get-PassportalFakeRequest -Since $first.id).Count | Should -Be 249
+        @($session | Get-PassportalFakeRequest -Since $first.id -Offset 9 -Limit 1 -WarningAction SilentlyContinue)[0].path | Should -Be '/api/v2/documents/11'
+    }
+}
+
+Describe 'secrets never in default output' {
+    BeforeAll {
+        $adminToken = 'admin-token-' + [guid]::NewGuid().ToString('N')
+        $guarded = Start-PassportalFake @start -AdminToken $adminToken
+        $session = New-PassportalFakeSession -Fake $guarded -OwnKeys
+        $session | Add-PassportalFakeFault -Status 503 -Path /api/v2/documents | Out-Null
+        $secrets = @($adminToken, $guarded.Secret, $session.Secret)
+        # Every way PowerShell shows an object without being asked for a property by name.
+        $render = {
+            param($Value)
+            $Value | Out-String -Width 500
+            $Value | Format-Table | Out-String -Width 500
+            $Value | Format-Table -AutoSize | Out-String -Width 500
+            $Value | Format-List | Out-String -Width 500
+            $Value | Format-Wide | Out-String -Width 500
+            foreach ($item in @($Value)) { "$item" }
+        }
+    }
+    AfterAll {
+        if ($guarded) { Stop-PassportalFake $guarded }
+    }
+
+    It 'keeps the admin token and the secrets readable as properties' {
+        $guarded.AdminToken | Should -Be $adminToken
+        $session.AdminToken | Should -Be $adminToken
+        $guarded.Secret | Should -Not -BeNullOrEmpty
+        $session.Secret | Should -Be $session.Keys[0].Secret
+        $session.Keys[0].Secret | Should -Not -BeNullOrEmpty
+    }
+
+    It 'shows <Name> without them in default, table, list and wide output, and as a string' -ForEach @(
+        @{ Name = 'the fake'; Value = { $guarded }; Shows = { $guarded.BaseUrl } }
+        @{ Name = 'a session'; Value = { $session }; Shows = { $session.BaseUrl } }
+        @{ Name = "a session's keys"; Value = { $session.Keys }; Shows = { $session.KeyId } }
+        @{ Name = 'the sessions listed'; Value = { Get-PassportalFakeSession -Fake $guarded }; Shows = { $session.BaseUrl } }
+        @{ Name = 'the faults listed'; Value = { $session | Get-PassportalFakeFault }; Shows = { $session.BaseUrl } }
+        @{ Name = 'the fake, then a session, in one output'; Value = { $guarded; $session; $session.Keys }; Shows = { $session.BaseUrl } }
+    ) {
+        $objects = @(& $Value)
+        $objects.Count | Should -BeGreaterThan 0
+        $text = (& $render $objects) -join "`n"
+        $text | Should -Match ([regex]::Escape((& $Shows)))
+        foreach ($secret in $secrets) {
+            $text | Should -Not -Match ([regex]::Escape($secret))
+        }
     }
 }

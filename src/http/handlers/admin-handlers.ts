@@ -10,8 +10,10 @@ import { reportFor } from '../../harness/instance-controls.js';
 import { type JournalFilter, type JournalPage, viewEntry } from '../../harness/journal.js';
 import type { ReportFormat } from '../../harness/report.js';
 import { reportMediaType } from '../../harness/report-formats.js';
+import { clearRunReport, type RunReports } from '../../harness/run-reports.js';
 import type { ServerPowers, SessionOptions } from '../../harness/server-powers.js';
 import { sessionPath } from '../../harness/sessions.js';
+import { notTenantsSession } from '../tenant-boundary.js';
 import { type ControlsOf, done, removedOrNotFound } from './admin-answers.js';
 import { createTroubleHandlers } from './trouble-handlers.js';
 
@@ -34,9 +36,46 @@ function originOf(context: OperationContext<Instance>): string {
   return id === undefined ? context.baseUrl : context.baseUrl.slice(0, -sessionPath(id).length);
 }
 
+/**
+ * The runs a report at the root with `run` reads: a tenant's token its own (never the
+ * operator's or another tenant's of the same label); the operator's token the operator's, or a
+ * tenant's named by `tenant`. Undefined for the server's own runs.
+ */
+function runsAsked(powers: ServerPowers, context: OperationContext<Instance>): RunReports | undefined {
+  const { run, tenant: named } = context.request.query as { run?: string; tenant?: string };
+  if (named !== undefined && run === undefined) {
+    throw new ApiError('invalidParameter', 'tenant names whose run to report: give run too', [
+      { location: 'query.tenant', message: 'needs run' },
+    ]);
+  }
+  if (run === undefined || context.instance.id !== undefined) return undefined;
+  const caller = context.tenant;
+  if (caller !== undefined && named !== undefined && named !== caller) {
+    throw new ApiError(
+      'adminForbidden',
+      `Forbidden: tenant "${caller}" reads and clears its own runs only (leave tenant out, or give tenant=${caller})`,
+    );
+  }
+  const name = named ?? caller;
+  if (name === undefined) return undefined;
+  const space = powers.tenants?.get(name);
+  if (space === undefined) {
+    const known = powers.tenants?.list().map((t) => JSON.stringify(t.tenant.name)) ?? [];
+    throw new ApiError(
+      'invalidParameter',
+      `no tenant named "${name}" (tenants: ${known.join(', ') || 'none'})`,
+      [{ location: 'query.tenant', message: 'is not a tenant of the tenants file' }],
+    );
+  }
+  return space.runs;
+}
+
 export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminOperationId, Instance> {
   const { sessions } = powers;
   const controls: ControlsOf = (context) => powers.controls(context.instance);
+  /** The calling tenant's (undefined for the operator). */
+  const tenantOf = (context: OperationContext<Instance>) =>
+    context.tenant === undefined ? undefined : powers.tenants?.get(context.tenant);
   return {
     ...createTroubleHandlers(controls),
     getHealth: (context) => ({ status: 200, body: controls(context).health() }),
@@ -94,7 +133,9 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
     getReport: async (context) => {
       const format = (context.request.query.format as ReportFormat | undefined) ?? 'json';
       const run = context.request.query.run as string | undefined;
-      const report = await reportFor(context.instance, powers.checks, { run, format });
+      const runs = runsAsked(powers, context);
+      const checks = runs === undefined ? powers.checks : { ...powers.checks, runs };
+      const report = await reportFor(context.instance, checks, { run, format });
       if (typeof report !== 'string') return { status: 200, body: report };
       // JUnit XML, CTRF JSON and Markdown are rendered once and sent as the text they are.
       return { status: 200, body: undefined, text: { text: report, mediaType: reportMediaType(format) } };
@@ -102,7 +143,9 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
 
     clearReport: (context) => {
       const run = context.request.query.run as string | undefined;
-      controls(context).clearReport(run === undefined ? undefined : { run });
+      const runs = runsAsked(powers, context);
+      if (runs !== undefined && run !== undefined) clearRunReport(runs, run);
+      else controls(context).clearReport(run === undefined ? undefined : { run });
       return done;
     },
 
@@ -178,6 +221,8 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
       const session = await powers.openSession(
         fixtures === undefined ? undefined : () => datasetFromInput(fixtures, 'body/fixtures', true),
         options,
+        // A tenant's session is its own: within its quotas, its run label one of its runs.
+        tenantOf(context),
       );
       const created = { id: session.id, baseUrl: `${originOf(context)}${sessionPath(session.id)}` };
       // The secrets are answered here (and in the session's state) only.
@@ -187,14 +232,18 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
 
     listSessions: (context) => {
       const origin = originOf(context);
-      // From a session URL: that session only, never the others (nor their keys or journals).
+      // From a session URL: that session only, never the others (nor their keys or journals);
+      // a tenant sees its own sessions only.
       const own = context.instance.id;
+      const tenant = context.tenant;
       return {
         status: 200,
         body: {
           sessions: sessions
             .list()
-            .filter((s) => own === undefined || s.id === own)
+            .filter(
+              (s) => (own === undefined || s.id === own) && (tenant === undefined || s.owner === tenant),
+            )
             .map((s) => ({
               id: s.id,
               baseUrl: `${origin}${sessionPath(s.id)}`,
@@ -202,6 +251,7 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
               expires: s.expires,
               lastUsedAt: new Date(s.lastUsedAt).toISOString(),
               ...(s.run === undefined ? {} : { run: s.run }),
+              ...(s.owner === undefined ? {} : { owner: s.owner }),
               // Key IDs only: the secrets stay in the create answer and the session's state.
               ...(s.instance.ownKeys ? { ownKeyIds: s.instance.ownKeys.list().map((k) => k.keyId) } : {}),
             })),
@@ -213,9 +263,13 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
       const id = String(context.request.params.sessionId);
       const own = context.instance.id;
       // From a session URL, another session does not exist.
-      if ((own !== undefined && id !== own) || !sessions.delete(id)) {
+      if (own !== undefined && id !== own)
         throw new ApiError('sessionNotFound', `no session with id "${id}"`);
+      const owner = sessions.peek(id)?.owner;
+      if (context.tenant !== undefined && sessions.peek(id) !== undefined && owner !== context.tenant) {
+        throw notTenantsSession(id, context.tenant);
       }
+      if (!sessions.delete(id)) throw new ApiError('sessionNotFound', `no session with id "${id}"`);
       return done;
     },
   };

@@ -37,7 +37,7 @@ function Resolve-FakeTarget {
         $root = $base
         $index = $base.IndexOf('/sessions/')
         if ($index -ge 0) { $root = $base.Substring(0, $index) }
-        return [pscustomobject]@{ BaseUrl = $base; AdminUrl = "$base/__admin"; RootUrl = $root; AdminToken = $null }
+        return New-FakeTarget $base "$base/__admin" $root $null
     }
     $names = $Fake.PSObject.Properties.Name
     if ($names -notcontains 'BaseUrl') {
@@ -50,7 +50,17 @@ function Resolve-FakeTarget {
     if ($names -contains 'RootUrl' -and $Fake.RootUrl) { $root = ([string]$Fake.RootUrl).TrimEnd('/') }
     $token = $null
     if ($names -contains 'AdminToken') { $token = $Fake.AdminToken }
-    [pscustomobject]@{ BaseUrl = $base; AdminUrl = $admin; RootUrl = $root; AdminToken = $token }
+    New-FakeTarget $base $admin $root $token
+}
+
+function New-FakeTarget {
+    param([string] $BaseUrl, [string] $AdminUrl, [string] $RootUrl, [string] $AdminToken)
+    $target = Add-FakeTypeName ([PassportalFakeTarget]::new()) 'PassportalFake.Target'
+    $target.BaseUrl = $BaseUrl
+    $target.AdminUrl = $AdminUrl
+    $target.RootUrl = $RootUrl
+    $target.AdminToken = $AdminToken
+    $target
 }
 
 function Invoke-FakeAdmin {

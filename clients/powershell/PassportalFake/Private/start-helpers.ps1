@@ -1,11 +1,5 @@
-# What Start-PassportalFake needs besides the admin API: free ports, the package's command, the
-# container engine, and the wait for /__admin/health.
-
-function Get-FreeTcpPort {
-    $listener = New-Object System.Net.Sockets.TcpListener([System.Net.IPAddress]::Loopback, 0)
-    $listener.Start()
-    try { ($listener.LocalEndpoint).Port } finally { $listener.Stop() }
-}
+# What Start-PassportalFake needs besides the admin API: the package's command started with a
+# pipe it watches, the URL it announces, the container engine, and the wait for /__admin/health.
 
 function ConvertTo-OptionVariable {
     # createMockServer's option name (tokenTtlSeconds) as the fake's environment variable (TOKEN_TTL_SECONDS).
@@ -90,4 +84,154 @@ function Stop-StartedFake {
     foreach ($fake in $script:StartedFakes.ToArray()) {
         Stop-PassportalFake -Fake $fake -Confirm:$false -ErrorAction SilentlyContinue
     }
+}
+
+function Join-CommandLine {
+    # Arguments as one command line that Windows' (and .NET's) parsing splits back into the same
+    # list: each quoted when it holds a space or a quote, backslashes before a quote doubled.
+    param([string[]] $Arguments)
+    $parts = foreach ($argument in $Arguments) {
+        if ($argument -and $argument -notmatch '[\s"]') { $argument; continue }
+        '"' + ($argument -replace '(\\*)"', '$1$1\"' -replace '(\\+)$', '$1$1') + '"'
+    }
+    $parts -join ' '
+}
+
+function Start-FakeNodeProcess {
+    # Starts the npm command with -Variables in its environment and a pipe on its standard input
+    # (--exit-with-stdin: it ends when this process lets go of the pipe, however this process
+    # ends). Its output is copied to stdout.log and stderr.log in -LogDirectory as it comes, so it
+    # never waits on a full pipe. Answers the process and the copies (for Stop-FakeNodeProcess).
+    param([hashtable] $Command, [System.Collections.IDictionary] $Variables, [string] $LogDirectory)
+    $info = New-Object System.Diagnostics.ProcessStartInfo
+    $info.FileName = $Command.FilePath
+    $arguments = @($Command.Arguments) + @('--exit-with-stdin')
+    if ($info.PSObject.Properties.Name -contains 'ArgumentList') {
+        foreach ($argument in $arguments) { $info.ArgumentList.Add($argument) }
+    } else {
+        $info.Arguments = Join-CommandLine $arguments
+    }
+    foreach ($key in $Variables.Keys) { $info.EnvironmentVariables[$key] = [string]$Variables[$key] }
+    $info.UseShellExecute = $false
+    $info.CreateNoWindow = $true
+    $info.RedirectStandardInput = $true
+    $info.RedirectStandardOutput = $true
+    $info.RedirectStandardError = $true
+    $process = [System.Diagnostics.Process]::Start($info)
+    $outputs = foreach ($name in @('stdout', 'stderr')) {
+        $file = New-Object System.IO.FileStream((Join-Path $LogDirectory "$name.log"), [System.IO.FileMode]::Create, [System.IO.FileAccess]::Write, ([System.IO.FileShare]::ReadWrite -bor [System.IO.FileShare]::Delete), 1)
+        $source = if ($name -eq 'stdout') { $process.StandardOutput.BaseStream } else { $process.StandardError.BaseStream }
+        [pscustomobject]@{ File = $file; Copy = $source.CopyToAsync($file) }
+    }
+    [pscustomobject]@{ Process = $process; Outputs = @($outputs) }
+}
+
+function Read-FakeLog {
+    # What the fake wrote so far to one of its logs (stdout or stderr), read beside the copy writing it.
+    param([string] $LogDirectory, [string] $Name)
+    $path = Join-Path $LogDirectory "$Name.log"
+    if (-not (Test-Path -LiteralPath $path)) { return '' }
+    $stream = New-Object System.IO.FileStream($path, [System.IO.FileMode]::Open, [System.IO.FileAccess]::Read, ([System.IO.FileShare]::ReadWrite -bor [System.IO.FileShare]::Delete))
+    try {
+        $reader = New-Object System.IO.StreamReader($stream)
+        $reader.ReadToEnd()
+    } finally {
+        $stream.Dispose()
+    }
+}
+
+function Wait-FakeAnnouncement {
+    # Waits for the URLs the fake announces on start (its JSON log lines): `url`, and `httpsUrl`
+    # with -Https. Answers them, or throws when the process ends first (with its output) or
+    # nothing is announced within -TimeoutSeconds.
+    param([System.Diagnostics.Process] $Process, [string] $LogDirectory, [switch] $Https, [int] $TimeoutSeconds)
+    $deadline = [DateTime]::UtcNow.AddSeconds($TimeoutSeconds)
+    $found = @{ url = $null; httpsUrl = $null }
+    while ($true) {
+        foreach ($line in ((Read-FakeLog $LogDirectory 'stdout') -split "`n")) {
+            if (-not $line.StartsWith('{')) { continue }
+            try { $entry = ConvertFrom-Json -InputObject $line } catch { continue }
+            foreach ($name in @('url', 'httpsUrl')) {
+                if (-not $found[$name] -and $entry.PSObject.Properties.Name -contains $name -and $entry.PSObject.Properties.Name -contains 'msg') {
+                    if ($name -eq 'url' -and -not ([string]$entry.msg).StartsWith('Passportal Documents API fake listening on')) { continue }
+                    $found[$name] = ([string]$entry.$name).TrimEnd('/')
+                }
+            }
+        }
+        if ($found.url -and ($found.httpsUrl -or -not $Https)) { return $found }
+        if ($Process.HasExited) {
+            $Process.WaitForExit()
+            $err = (Read-FakeLog $LogDirectory 'stderr').Trim()
+            $out = (Read-FakeLog $LogDirectory 'stdout').Trim()
+            if ($out.Length -gt 4000) { $out = '...' + $out.Substring($out.Length - 4000) }
+            throw "it exited with status $($Process.ExitCode): $err $out".Trim()
+        }
+        if ([DateTime]::UtcNow -ge $deadline) {
+            $out = ((Read-FakeLog $LogDirectory 'stderr') + ' ' + (Read-FakeLog $LogDirectory 'stdout')).Trim()
+            if ($out.Length -gt 4000) { $out = '...' + $out.Substring($out.Length - 4000) }
+            throw "it announced no URL within $TimeoutSeconds seconds: $out".Trim()
+        }
+        Start-Sleep -Milliseconds 100
+    }
+}
+
+function Stop-FakeNodeProcess {
+    # Closes the fake's standard input (it ends by itself, closing its connections), kills it when
+    # it has not ended after a few seconds, then closes the copies of its output.
+    param($Fake)
+    $process = $Fake.Process
+    if ($process -and -not $process.HasExited) {
+        try { $process.StandardInput.Close() } catch { Write-Verbose "stdin: $($_.Exception.Message)" }
+        if (-not $process.WaitForExit(5000)) {
+            if ($PSVersionTable.PSEdition -eq 'Desktop' -or $IsWindows) {
+                # The npm command is a .cmd there: its node child goes with the whole tree.
+                & taskkill.exe /PID $process.Id /T /F 2>&1 | Out-Null
+            }
+            Stop-Process -Id $process.Id -Force -ErrorAction SilentlyContinue
+            $process.WaitForExit(10000) | Out-Null
+        }
+    }
+    foreach ($output in @($Fake.Outputs)) {
+        if ($null -eq $output) { continue }
+        try { $output.Copy.Wait(5000) | Out-Null } catch { Write-Verbose "output: $($_.Exception.Message)" }
+        $output.File.Dispose()
+    }
+    $Fake.Outputs = @()
+}
+
+function Get-ContainerUrl {
+    # The loopback address the engine published a container's port on (run with -p 127.0.0.1::<port>).
+    param([string] $Engine, [string] $ContainerId, [int] $ContainerPort, [string] $Scheme)
+    $published = & $Engine port $ContainerId "$ContainerPort/tcp" 2>&1
+    $address = @($published) | ForEach-Object { "$_".Trim() } | Where-Object { $_ -match '^127\.0\.0\.1:\d+$' } | Select-Object -First 1
+    if (-not $address) { throw "$Engine port $ContainerId $ContainerPort/tcp answered no loopback address: $($published -join ' ')" }
+    "${Scheme}://$address"
+}
+
+function ConvertTo-PemText {
+    # A certificate as PEM text (base64 in lines of 64).
+    param([System.Security.Cryptography.X509Certificates.X509Certificate2] $Certificate)
+    $base64 = [Convert]::ToBase64String($Certificate.RawData)
+    $lines = for ($i = 0; $i -lt $base64.Length; $i += 64) { $base64.Substring($i, [Math]::Min(64, $base64.Length - $i)) }
+    "-----BEGIN CERTIFICATE-----`n" + ($lines -join "`n") + "`n-----END CERTIFICATE-----`n"
+}
+
+function Write-CaBundle {
+    # The CAs this machine trusts (its root store: on Linux, SSL_CERT_FILE and SSL_CERT_DIR or
+    # the system's bundle) followed by the fake's CA, as one PEM file at -Path.
+    param([string] $Path, [string] $FakeCaPem)
+    $text = New-Object System.Text.StringBuilder
+    $store = New-Object System.Security.Cryptography.X509Certificates.X509Store([System.Security.Cryptography.X509Certificates.StoreName]::Root, [System.Security.Cryptography.X509Certificates.StoreLocation]::LocalMachine)
+    try {
+        $store.Open([System.Security.Cryptography.X509Certificates.OpenFlags]::ReadOnly)
+        foreach ($certificate in $store.Certificates) { [void]$text.Append((ConvertTo-PemText $certificate)) }
+    } catch {
+        Write-Warning "The CA bundle holds the fake's CA only: this machine's root store could not be read ($($_.Exception.Message))."
+    } finally {
+        $store.Close()
+    }
+    [void]$text.Append($FakeCaPem.Trim() + "`n")
+    $full = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($Path)
+    [System.IO.File]::WriteAllText($full, $text.ToString(), (New-Object System.Text.UTF8Encoding($false)))
+    $full
 }

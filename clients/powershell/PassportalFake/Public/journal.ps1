@@ -1,7 +1,13 @@
 function Get-PassportalFakeRequest {
     <#
     .SYNOPSIS
-    The journal: what the client sent and got, with violations and notices (GET /__admin/requests, or one request by -Id).
+    The journal: what the client sent and got, with violations and notices (GET /__admin/requests, or one request by -Id); every matching entry, read page by page.
+    .DESCRIPTION
+    Reads the whole matching journal, as many pages as it takes, oldest first: a long run's
+    journal is never cut at the fake's page size. With -Limit it returns at most that many and
+    warns when more match, naming how many; -TotalCount answers how many match without reading
+    them. In this listing a body longer than 4 KiB is shortened (bodyTruncated); -Id gives one
+    entry whole.
     .PARAMETER Id
     One request's journal id (GET /__admin/requests/{id}).
     .PARAMETER Method
@@ -15,13 +21,21 @@ function Get-PassportalFakeRequest {
     .PARAMETER WithNotices
     Only requests with notices.
     .PARAMETER Order
-    asc (oldest first) or desc.
+    asc (oldest first, the default) or desc.
     .PARAMETER Limit
-    At most this many requests.
+    At most this many requests (a warning says how many more match); default: all.
+    .PARAMETER Offset
+    Skip this many matching requests first.
+    .PARAMETER Since
+    Only requests with a journal id greater than this one (the id of the last entry read before).
+    .PARAMETER TotalCount
+    Answer how many requests match (the fake's count) instead of the requests.
     .PARAMETER Fake
     A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
     .EXAMPLE
     $session | Get-PassportalFakeRequest -Method PATCH -Path '/api/v2/documents*'
+    .EXAMPLE
+    $session | Get-PassportalFakeRequest -TotalCount
     #>
     [CmdletBinding(DefaultParameterSetName = 'List')]
     param(
@@ -32,7 +46,10 @@ function Get-PassportalFakeRequest {
         [Parameter(ParameterSetName = 'List')] [switch] $WithViolations,
         [Parameter(ParameterSetName = 'List')] [switch] $WithNotices,
         [Parameter(ParameterSetName = 'List')] [ValidateSet('asc', 'desc')] [string] $Order,
-        [Parameter(ParameterSetName = 'List')] [int] $Limit,
+        [Parameter(ParameterSetName = 'List')] [ValidateRange(1, [int]::MaxValue)] [int] $Limit,
+        [Parameter(ParameterSetName = 'List')] [ValidateRange(0, [int]::MaxValue)] [int] $Offset,
+        [Parameter(ParameterSetName = 'List')] [ValidateRange(0, [long]::MaxValue)] [long] $Since,
+        [Parameter(ParameterSetName = 'List')] [switch] $TotalCount,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
@@ -42,11 +59,48 @@ function Get-PassportalFakeRequest {
         }
         $query = [ordered]@{ method = $Method; path = $Path; order = $Order }
         if ($Status) { $query['status'] = $Status }
-        if ($Limit) { $query['limit'] = $Limit }
         if ($WithViolations) { $query['violations'] = $true }
         if ($WithNotices) { $query['notices'] = $true }
-        $answer = Invoke-FakeAdmin -Target $target -Method GET -Path ('/requests' + (Get-QueryString $query))
-        @($answer.requests)
+        if ($PSBoundParameters.ContainsKey('Since')) { $query['since'] = $Since }
+        if ($TotalCount) {
+            $query['limit'] = 1
+            return [long](Invoke-FakeAdmin -Target $target -Method GET -Path ('/requests' + (Get-QueryString $query))).count
+        }
+        # Pages small enough for Windows PowerShell 5.1's ConvertFrom-Json (2 MB) at 4 KiB a body.
+        $pageSize = 200
+        $descending = $Order -eq 'desc'
+        $skip = $Offset
+        $returned = 0
+        $total = $null
+        while ($true) {
+            $want = $pageSize
+            if ($Limit) { $want = [Math]::Min($pageSize, $Limit - $returned) }
+            $query['limit'] = $want
+            $query['offset'] = $skip
+            $answer = Invoke-FakeAdmin -Target $target -Method GET -Path ('/requests' + (Get-QueryString $query))
+            if ($null -eq $total) { $total = [long]$answer.count }
+            $entries = @($answer.requests | Where-Object { $null -ne $_ })
+            foreach ($entry in $entries) { $entry }
+            $returned += $entries.Count
+            if ($entries.Count -lt $want) { break }
+            if ($Limit -and $returned -ge $Limit) {
+                $more = $total - $Offset - $returned
+                if ($more -gt 0) {
+                    $next = "-Offset $($Offset + $returned)"
+                    if (-not $descending) { $next = "-Since $($entries[-1].id)" }
+                    Write-Warning "Get-PassportalFakeRequest returned $returned of $($total - $Offset) matching journal entries (-Limit $Limit): $more more, which $next reads."
+                }
+                break
+            }
+            if ($descending) {
+                $skip += $entries.Count
+            } else {
+                # Oldest first: the next page starts after the last id read, so entries the journal
+                # drops meanwhile never shift a page.
+                $query['since'] = [long]$entries[-1].id
+                $skip = 0
+            }
+        }
     }
 }
 
@@ -106,6 +160,8 @@ function Get-PassportalFakeReport {
     Write the report to this file instead of returning it (JUnit for your CI's test tab).
     .PARAMETER Run
     The report of every session labelled with this run (New-PassportalFakeSession -Run), asked of the root.
+    .PARAMETER Tenant
+    With --tenants: the tenant whose run it is (the operator's token; a tenant's token reads its own runs without it).
     .PARAMETER Fake
     A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
     .EXAMPLE
@@ -116,11 +172,12 @@ function Get-PassportalFakeReport {
         [ValidateSet('json', 'junit', 'ctrf', 'markdown')] [string] $Format = 'json',
         [string] $OutFile,
         [string] $Run,
+        [string] $Tenant,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
-        $query = [ordered]@{ run = $Run }
+        $query = [ordered]@{ run = $Run; tenant = $Tenant }
         if ($Format -ne 'json') { $query['format'] = $Format }
         $path = '/report' + (Get-QueryString $query)
         $text = Invoke-FakeAdmin -Target $target -Method GET -Path $path -Raw -Root:([bool]$Run)
@@ -140,6 +197,8 @@ function Clear-PassportalFakeReport {
     Forgets what a report holds (DELETE /__admin/report), or a run's report with -Run.
     .PARAMETER Run
     The run whose report to clear (asked of the root).
+    .PARAMETER Tenant
+    With --tenants: the tenant whose run it is (the operator's token).
     .PARAMETER Fake
     A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
     .EXAMPLE
@@ -148,12 +207,17 @@ function Clear-PassportalFakeReport {
     [CmdletBinding(SupportsShouldProcess)]
     param(
         [string] $Run,
+        [string] $Tenant,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
         if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Clear the report')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/report' + (Get-QueryString ([ordered]@{ run = $Run }))) -Root:([bool]$Run) | Out-Null
+            # The per-test check still judges what came before the clear (Assert-PassportalFakeNoViolation).
+            $carried = $null
+            if (-not $Run) { $carried = Save-VerdictBeforeReportClear $target }
+            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/report' + (Get-QueryString ([ordered]@{ run = $Run; tenant = $Tenant }))) -Root:([bool]$Run) | Out-Null
+            if (-not $Run) { Restore-VerdictAfterReportClear $target $carried }
         }
     }
 }

@@ -1,12 +1,16 @@
 function Assert-PassportalFakeNoViolation {
     <#
     .SYNOPSIS
-    Throws when a fake or session saw contract violations or a declared violation never came; the message lists each (method, path, location, message).
+    Throws when a fake or session saw contract violations, or a declared violation never came, since its previous check; the message lists each (method, path, location, message).
     .DESCRIPTION
-    Check after each test (AfterEach): a reset clears the journal. Violations declared with
-    Add-PassportalFakeExpectedViolation pass. The message never holds a token or a secret.
-    In Pester, `Should -HaveNoPassportalViolation` (Pester 5 and 6) and
-    `Should-HaveNoPassportalViolation` (Pester 6) do the same.
+    Each check judges what happened since the previous check of the same fake or session (or
+    since Start-PassportalFake or New-PassportalFakeSession made it), by the exact counts of its
+    report: violating requests and declarations never met. A reset, a fixture load or a cleared
+    journal hides nothing, and a violation fails only the check after it: in AfterEach, the test
+    that caused it. A URL this module did not start or create is judged on its whole report the
+    first time. Violations declared with Add-PassportalFakeExpectedViolation pass. The message
+    never holds a token or a secret. In Pester, `Should -HaveNoPassportalViolation` (Pester 5
+    and 6) and `Should-HaveNoPassportalViolation` (Pester 6) do the same.
     .PARAMETER Fake
     A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
     .EXAMPLE
@@ -16,7 +20,7 @@ function Assert-PassportalFakeNoViolation {
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
         $finding = Get-ViolationFinding (Resolve-FakeTarget $Fake)
-        if ($finding.Lines.Count -gt 0) {
+        if ($finding.Failed) {
             $exception = New-Object System.InvalidOperationException (Format-ViolationFinding $finding)
             $PSCmdlet.ThrowTerminatingError((New-Object System.Management.Automation.ErrorRecord($exception, 'PassportalFake.Violations', [System.Management.Automation.ErrorCategory]::InvalidResult, $finding.BaseUrl)))
         }
@@ -31,9 +35,9 @@ function Test-PassportalFakeShouldOperator {
         return [pscustomobject]@{ Succeeded = $false; FailureMessage = "Expected one fake, session or URL piped to Should -HaveNoPassportalViolation, but got $($targets.Count)." }
     }
     $finding = Get-ViolationFinding (Resolve-FakeTarget $targets[0])
-    $clean = $finding.Lines.Count -eq 0
+    $clean = -not $finding.Failed
     if ($Negate) {
-        if ($clean) { return [pscustomobject]@{ Succeeded = $false; FailureMessage = "Expected Passportal contract violations at $($finding.BaseUrl), but found none." } }
+        if ($clean) { return [pscustomobject]@{ Succeeded = $false; FailureMessage = "Expected Passportal contract violations at $($finding.BaseUrl) since the previous check, but found none." } }
         return [pscustomobject]@{ Succeeded = $true; FailureMessage = $null }
     }
     if ($clean) { return [pscustomobject]@{ Succeeded = $true; FailureMessage = $null } }
@@ -69,7 +73,7 @@ function Register-PassportalFakeShouldOperator {
 function Should-HaveNoPassportalViolation {
     <#
     .SYNOPSIS
-    Pester 6 style assertion: fails when a fake or session saw contract violations or a declared violation never came.
+    Pester 6 style assertion: fails when a fake or session saw contract violations or a declared violation never came since its previous check (see Assert-PassportalFakeNoViolation).
     .DESCRIPTION
     Uses Pester 6's New-ShouldAssertion, so -ErrorAction Continue makes it a soft assertion;
     without Pester 6 it throws like Assert-PassportalFakeNoViolation.
@@ -94,7 +98,7 @@ function Should-HaveNoPassportalViolation {
         $Actual = @($local:Input) | Select-Object -First 1
     }
     $finding = Get-ViolationFinding (Resolve-FakeTarget $Actual)
-    if ($finding.Lines.Count -eq 0) { return }
+    if (-not $finding.Failed) { return }
     $message = Format-ViolationFinding $finding $Because
     if ($newAssertion) {
         # The message is passed as data: the fake's messages may hold <...>, which Fail() would read as tokens.

@@ -5,8 +5,10 @@ function New-PassportalFakeSession {
     .DESCRIPTION
     Returns Id, BaseUrl (the API for your client), AdminUrl, KeyId and Secret (the first API key
     of its fixtures, or of its own keys with -OwnKeys), ProxyUrl (the fake's proxy with this
-    session as the proxy user: HTTPS_PROXY, or Invoke-RestMethod -Proxy with -ProxyCredential)
-    and Run. Pipe it to every other command of this module. One per Describe keeps suites apart.
+    session as the proxy user: HTTPS_PROXY, or Invoke-RestMethod -Proxy with -ProxyCredential),
+    CaBundlePath (the fake's, when it serves HTTPS) and Run. Pipe it to every other command of
+    this module. One per Describe keeps suites apart. Its default, table and list output never
+    show the admin token or a key's secret ($session.Secret reads it).
     .PARAMETER OwnKeys
     API keys of its own (random IDs and secrets): requests at the root URL that use them are served by this session.
     .PARAMETER Run
@@ -40,29 +42,26 @@ function New-PassportalFakeSession {
         if (-not $PSCmdlet.ShouldProcess($target.RootUrl, 'Create session')) { return }
         $created = Invoke-FakeAdmin -Target $target -Method POST -Path '/sessions' -Body $body -Root
         $rootUri = [uri]$target.RootUrl
-        $session = [pscustomobject]@{
-            PSTypeName = 'PassportalFake.Session'
-            Id = [string]$created.id
-            BaseUrl = ([string]$created.baseUrl).TrimEnd('/')
-            AdminUrl = ([string]$created.baseUrl).TrimEnd('/') + '/__admin'
-            RootUrl = $target.RootUrl
-            ProxyUrl = "http://$([uri]::EscapeDataString([string]$created.id)):x@$($rootUri.Authority)"
-            KeyId = $null
-            Secret = $null
-            Keys = @()
-            Run = $Run
-            AdminToken = $target.AdminToken
-        }
+        $session = Add-FakeTypeName ([PassportalFakeSession]::new()) 'PassportalFake.Session'
+        $session.Id = [string]$created.id
+        $session.BaseUrl = ([string]$created.baseUrl).TrimEnd('/')
+        $session.AdminUrl = $session.BaseUrl + '/__admin'
+        $session.RootUrl = $target.RootUrl
+        $session.ProxyUrl = "http://$([uri]::EscapeDataString([string]$created.id)):x@$($rootUri.Authority)"
+        $session.Run = $Run
+        $session.AdminToken = $target.AdminToken
+        $session.CaBundlePath = Get-FakeCaBundlePath $Fake $target
         if ($created.PSObject.Properties.Name -contains 'keys' -and @($created.keys).Count -gt 0) {
-            $session.Keys = @($created.keys)
+            $session.Keys = @(@($created.keys) | ForEach-Object { ConvertTo-FakeKey $_ })
         } else {
             $key = Get-FakeDefaultKey $session
-            if ($key) { $session.Keys = @($key) }
+            if ($key) { $session.Keys = @(ConvertTo-FakeKey $key) }
         }
         if (@($session.Keys).Count -gt 0) {
-            $session.KeyId = @($session.Keys)[0].keyId
-            $session.Secret = @($session.Keys)[0].secret
+            $session.KeyId = $session.Keys[0].KeyId
+            $session.Secret = $session.Keys[0].Secret
         }
+        Set-VerdictBaseline $session
         $session
     }
 }
@@ -81,9 +80,12 @@ function Get-PassportalFakeSession {
     process {
         $target = Resolve-FakeTarget $Fake
         foreach ($info in @((Invoke-FakeAdmin -Target $target -Method GET -Path '/sessions' -Root).sessions)) {
+            if ($null -eq $info) { continue }
             Add-Member -InputObject $info -NotePropertyName RootUrl -NotePropertyValue $target.RootUrl -Force
             Add-Member -InputObject $info -NotePropertyName AdminToken -NotePropertyValue $target.AdminToken -Force
-            $info
+            # As a string, its URL (never the admin token it carries for the other commands).
+            Add-Member -InputObject $info -MemberType ScriptMethod -Name ToString -Value { [string]$this.baseUrl } -Force
+            Add-FakeTypeName $info 'PassportalFake.SessionInfo'
         }
     }
 }
@@ -116,6 +118,7 @@ function Remove-PassportalFakeSession {
         }
         if ($PSCmdlet.ShouldProcess("$($target.RootUrl) session $Id", 'Remove')) {
             Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/sessions/' + [uri]::EscapeDataString($Id)) -Root | Out-Null
+            Remove-VerdictBaseline "$($target.RootUrl)/sessions/$Id"
         }
     }
 }

@@ -6,9 +6,16 @@ function Start-PassportalFake {
     .DESCRIPTION
     Starts the fake, waits until GET /__admin/health answers, and returns an object describing
     it: BaseUrl (the API), AdminUrl, KeyId and Secret (the first API key of its fixtures),
-    ProxyUrl (the fake as a forward proxy for the vendor's hosts), CaCertPath (with -Https) and
-    what Stop-PassportalFake needs. Every other command of this module uses the fake started
-    last when given no -Fake, -Session or -Url.
+    ProxyUrl (the fake as a forward proxy for the vendor's hosts), CaCertPath and CaBundlePath
+    (with -Https) and what Stop-PassportalFake needs. Every other command of this module uses
+    the fake started last when given no -Fake, -Session or -Url. Its default, table and list
+    output never show the admin token or the key's secret ($fake.Secret reads it).
+
+    The npm command is started on port 0: it takes a free port itself, and its URL is read from
+    what it announces, so no other process can take the port in between. It watches a pipe
+    from this PowerShell process (--exit-with-stdin) and ends within seconds of it, however this
+    process ends (a script that throws, an exit, a killed job), when Stop-PassportalFake is
+    never reached. A fake that exits before it answers fails the command with its own output.
 
     The fake's proxy is started with PROXY_AUTH=challenge: a request through the proxy without
     proxy credentials gets 407 with Proxy-Authenticate: Basic, which is what makes .NET (and so
@@ -22,7 +29,7 @@ function Start-PassportalFake {
     A fixture set: a JSON file or a folder of per-kind files. Default: the bundled set.
 
     .PARAMETER Port
-    The HTTP port. Default: a free port.
+    The HTTP port. Default: a free port the fake (or the container engine) picks.
 
     .PARAMETER Image
     Start this container image (docker or podman) instead of the npm command.
@@ -32,7 +39,13 @@ function Start-PassportalFake {
 
     .PARAMETER Https
     Also serve HTTPS with certificates from the fake's CA, and proxy the vendor's hosts; the CA's
-    certificate is saved to CaCertPath.
+    certificate is saved to CaCertPath, and with the CAs this machine trusts to CaBundlePath.
+
+    .PARAMETER CaBundlePath
+    Where to write the CA bundle (with -Https): this machine's trusted CAs followed by the fake's,
+    for SSL_CERT_FILE, so a client keeps reaching its other HTTPS services. Default: a file in
+    the fake's own folder, removed by Stop-PassportalFake. Get-PassportalFakeEnvironment gives
+    the whole environment for a client's process.
 
     .PARAMETER Option
     More options of the fake, by their createMockServer names or environment variable names
@@ -56,22 +69,22 @@ function Start-PassportalFake {
     $fake = Start-PassportalFake -Image passportal-docs-fake:local -Https
     #>
     [CmdletBinding(SupportsShouldProcess)]
-    [OutputType([pscustomobject])]
+    [OutputType('PassportalFake.Fake')]
     param(
         [string] $Fixtures,
         [ValidateRange(0, 65535)] [int] $Port,
         [string] $Image,
         [switch] $UseNode,
         [switch] $Https,
+        [string] $CaBundlePath,
         [hashtable] $Option = @{},
         [string] $AdminToken,
         [ValidateSet('docker', 'podman')] [string] $Engine,
         [ValidateRange(1, 3600)] [int] $TimeoutSeconds = 60
     )
     if ($UseNode -and $Image) { throw 'Give -Image or -UseNode, not both.' }
+    if ($CaBundlePath -and -not $Https) { throw '-CaBundlePath needs -Https: the bundle holds the CA of the fake''s HTTPS.' }
     if (-not $PSCmdlet.ShouldProcess('Passportal fake', 'Start')) { return }
-    if (-not $Port) { $Port = Get-FreeTcpPort }
-    $httpsPort = $null
     $variables = [ordered]@{ PROXY_AUTH = 'challenge' }
     foreach ($key in $Option.Keys) { $variables[(ConvertTo-OptionVariable $key)] = ConvertTo-OptionValue $Option[$key] }
     if ($AdminToken) { $variables['ADMIN_TOKEN'] = $AdminToken }
@@ -82,96 +95,74 @@ function Start-PassportalFake {
     }
     $logDir = Join-Path ([System.IO.Path]::GetTempPath()) ("passportal-fake-" + [guid]::NewGuid().ToString('N').Substring(0, 12))
     New-Item -ItemType Directory -Path $logDir | Out-Null
-    $baseUrl = "http://127.0.0.1:$Port"
-    $fake = [pscustomobject]@{
-        PSTypeName = 'PassportalFake.Fake'
-        BaseUrl = $baseUrl
-        AdminUrl = "$baseUrl/__admin"
-        RootUrl = $baseUrl
-        ProxyUrl = "http://root:x@127.0.0.1:$Port"
-        HttpsUrl = $null
-        KeyId = $null
-        Secret = $null
-        CaCertPath = $null
-        AdminToken = $AdminToken
-        Mode = $null
-        Process = $null
-        ContainerId = $null
-        Engine = $null
-        LogDirectory = $logDir
-    }
-    if ($Image) {
-        $engineCommand = Find-ContainerEngine $Engine
-        $arguments = @('run', '-d', '--stop-timeout', '10', '-p', "127.0.0.1:${Port}:4010")
-        if ($Https) {
-            $httpsPort = Get-FreeTcpPort
-            $arguments += @('-p', "127.0.0.1:${httpsPort}:4443")
-            $variables['HTTPS_PORT'] = '4443'
-        }
-        if ($fixturesPath) { $arguments += @('-v', "${fixturesPath}:/fixtures:ro") }
-        foreach ($key in $variables.Keys) { $arguments += @('-e', "$key=$($variables[$key])") }
-        $arguments += $Image
-        $output = & $engineCommand @arguments 2>&1
-        if ($LASTEXITCODE -ne 0) { throw "$engineCommand run $Image failed: $($output -join [Environment]::NewLine)" }
-        $fake.ContainerId = (@($output) | Select-Object -Last 1).ToString().Trim()
-        $fake.Engine = $engineCommand
-        $fake.Mode = 'image'
-        $isDead = {
-            $running = & $engineCommand inspect -f '{{.State.Running}}' $fake.ContainerId 2>$null
-            if ("$running".Trim() -ne 'true') {
-                $logs = & $engineCommand logs $fake.ContainerId 2>&1
-                "the container exited: $($logs -join [Environment]::NewLine)"
-            }
-        }.GetNewClosure()
-    } else {
-        $command = Find-FakeCommand
-        $variables['PORT'] = [string]$Port
-        $variables['HOST'] = '127.0.0.1'
-        if ($Https) {
-            $httpsPort = Get-FreeTcpPort
-            $variables['HTTPS_PORT'] = [string]$httpsPort
-        }
-        if ($fixturesPath) { $variables['FIXTURES'] = $fixturesPath }
-        $saved = @{}
-        foreach ($key in $variables.Keys) {
-            $saved[$key] = [Environment]::GetEnvironmentVariable($key)
-            [Environment]::SetEnvironmentVariable($key, $variables[$key])
-        }
-        try {
-            $startArgs = @{
-                FilePath = $command.FilePath
-                PassThru = $true
-                RedirectStandardOutput = (Join-Path $logDir 'stdout.log')
-                RedirectStandardError = (Join-Path $logDir 'stderr.log')
-            }
-            if ($command.Arguments.Count -gt 0) { $startArgs['ArgumentList'] = $command.Arguments }
-            if ($PSVersionTable.PSEdition -eq 'Desktop' -or $IsWindows) { $startArgs['WindowStyle'] = 'Hidden' }
-            $fake.Process = Start-Process @startArgs
-        } finally {
-            foreach ($key in $saved.Keys) { [Environment]::SetEnvironmentVariable($key, $saved[$key]) }
-        }
-        $fake.Mode = 'node'
-        $process = $fake.Process
-        $isDead = {
-            if ($process.HasExited) {
-                Start-Sleep -Milliseconds 100
-                $err = Get-Content -Raw -LiteralPath (Join-Path $logDir 'stderr.log') -ErrorAction SilentlyContinue
-                $out = Get-Content -Raw -LiteralPath (Join-Path $logDir 'stdout.log') -ErrorAction SilentlyContinue
-                "it exited with status $($process.ExitCode): $("$err".Trim()) $("$out".Trim())".Trim()
-            }
-        }.GetNewClosure()
-    }
+    $fake = Add-FakeTypeName ([PassportalFakeServer]::new()) 'PassportalFake.Fake'
+    $fake.AdminToken = $AdminToken
+    $fake.LogDirectory = $logDir
     [void]$script:StartedFakes.Add($fake)
-    $failure = Wait-FakeHealth -BaseUrl $baseUrl -TimeoutSeconds $TimeoutSeconds -IsDead $isDead
-    if ($failure) {
-        Stop-PassportalFake -Fake $fake -ErrorAction SilentlyContinue
-        throw "The Passportal fake did not start: $failure"
+    try {
+        if ($Image) {
+            $engineCommand = Find-ContainerEngine $Engine
+            $fake.Engine = $engineCommand
+            $fake.Mode = 'image'
+            # The engine picks the host ports (-p 127.0.0.1::<port>) and says which (docker port).
+            $hostPort = ''
+            if ($Port) { $hostPort = [string]$Port }
+            $arguments = @('run', '-d', '--stop-timeout', '10', '-p', "127.0.0.1:${hostPort}:4010")
+            if ($Https) {
+                $arguments += @('-p', '127.0.0.1::4443')
+                $variables['HTTPS_PORT'] = '4443'
+            }
+            if ($fixturesPath) { $arguments += @('-v', "${fixturesPath}:/fixtures:ro") }
+            foreach ($key in $variables.Keys) { $arguments += @('-e', "$key=$($variables[$key])") }
+            $arguments += $Image
+            $output = & $engineCommand @arguments 2>&1
+            if ($LASTEXITCODE -ne 0) { throw "$engineCommand run $Image failed: $($output -join [Environment]::NewLine)" }
+            $fake.ContainerId = (@($output) | Select-Object -Last 1).ToString().Trim()
+            $isDead = {
+                $running = & $engineCommand inspect -f '{{.State.Running}}' $fake.ContainerId 2>$null
+                if ("$running".Trim() -ne 'true') {
+                    $logs = & $engineCommand logs $fake.ContainerId 2>&1
+                    "the container exited: $($logs -join [Environment]::NewLine)"
+                }
+            }.GetNewClosure()
+            $fake.BaseUrl = Get-ContainerUrl -Engine $engineCommand -ContainerId $fake.ContainerId -ContainerPort 4010 -Scheme http
+            if ($Https) { $fake.HttpsUrl = Get-ContainerUrl -Engine $engineCommand -ContainerId $fake.ContainerId -ContainerPort 4443 -Scheme https }
+            $failure = Wait-FakeHealth -BaseUrl $fake.BaseUrl -TimeoutSeconds $TimeoutSeconds -IsDead $isDead
+            if ($failure) { throw $failure }
+        } else {
+            $command = Find-FakeCommand
+            $fake.Mode = 'node'
+            # Port 0: the fake takes a free port itself and announces its URL, which is read back.
+            $variables['PORT'] = [string]$Port
+            $variables['HOST'] = '127.0.0.1'
+            if ($Https) { $variables['HTTPS_PORT'] = '0' }
+            if ($fixturesPath) { $variables['FIXTURES'] = $fixturesPath }
+            $variables['LOG_FORMAT'] = 'json'
+            if (@('info', 'debug', 'trace') -notcontains $variables['LOG_LEVEL']) { $variables['LOG_LEVEL'] = 'info' }
+            $started = Start-FakeNodeProcess -Command $command -Variables $variables -LogDirectory $logDir
+            $fake.Process = $started.Process
+            $fake.Outputs = $started.Outputs
+            $announced = Wait-FakeAnnouncement -Process $fake.Process -LogDirectory $logDir -Https:$Https -TimeoutSeconds $TimeoutSeconds
+            $fake.BaseUrl = $announced.url
+            if ($Https) { $fake.HttpsUrl = $announced.httpsUrl }
+            $process = $fake.Process
+            $isDead = { if ($process.HasExited) { "it exited with status $($process.ExitCode)" } }.GetNewClosure()
+            $failure = Wait-FakeHealth -BaseUrl $fake.BaseUrl -TimeoutSeconds $TimeoutSeconds -IsDead $isDead
+            if ($failure) { throw $failure }
+        }
+    } catch {
+        Stop-PassportalFake -Fake $fake -Confirm:$false -ErrorAction SilentlyContinue
+        throw "The Passportal fake did not start: $($_.Exception.Message)"
     }
+    $fake.AdminUrl = "$($fake.BaseUrl)/__admin"
+    $fake.RootUrl = $fake.BaseUrl
+    $fake.ProxyUrl = "http://root:x@$(([uri]$fake.BaseUrl).Authority)"
     if ($Https) {
-        $fake.HttpsUrl = "https://127.0.0.1:$httpsPort"
-        $fake.CaCertPath = Join-Path $logDir 'passportal-fake-ca.pem'
         $pem = Invoke-FakeAdmin -Target $fake -Method GET -Path '/tls/ca.pem' -Raw
+        $fake.CaCertPath = Join-Path $logDir 'passportal-fake-ca.pem'
         [System.IO.File]::WriteAllText($fake.CaCertPath, $pem)
+        if (-not $CaBundlePath) { $CaBundlePath = Join-Path $logDir 'ca-bundle.pem' }
+        $fake.CaBundlePath = Write-CaBundle -Path $CaBundlePath -FakeCaPem $pem
     }
     $key = Get-FakeDefaultKey $fake
     if ($key) {
@@ -179,6 +170,7 @@ function Start-PassportalFake {
         $fake.Secret = $key.secret
     }
     $script:CurrentFake = $fake
+    Set-VerdictBaseline $fake
     $fake
 }
 
@@ -203,13 +195,8 @@ function Stop-PassportalFake {
         if (-not $PSCmdlet.ShouldProcess($Fake.BaseUrl, 'Stop')) { return }
         if ($Fake.Mode -eq 'image' -and $Fake.ContainerId) {
             & $Fake.Engine rm -f $Fake.ContainerId 2>&1 | Out-Null
-        } elseif ($Fake.Process -and -not $Fake.Process.HasExited) {
-            if ($PSVersionTable.PSEdition -eq 'Desktop' -or $IsWindows) {
-                # The npm command is a .cmd there: its node child goes with the whole tree.
-                & taskkill.exe /PID $Fake.Process.Id /T /F 2>&1 | Out-Null
-            }
-            Stop-Process -Id $Fake.Process.Id -Force -ErrorAction SilentlyContinue
-            $Fake.Process.WaitForExit(10000) | Out-Null
+        } elseif ($Fake.Mode -eq 'node') {
+            Stop-FakeNodeProcess $Fake
         }
         if ($Fake.LogDirectory -and (Test-Path -LiteralPath $Fake.LogDirectory)) {
             Remove-Item -LiteralPath $Fake.LogDirectory -Recurse -Force -ErrorAction SilentlyContinue

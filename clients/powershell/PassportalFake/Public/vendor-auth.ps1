@@ -30,8 +30,10 @@ function Get-PassportalFakeToken {
     .SYNOPSIS
     The vendor's token call (POST /api/v2/auth/client_token) against a fake or session: returns access_token, refresh_token, expiry_time.
     .DESCRIPTION
-    Sends x-key and x-hash (New-PassportalHash of -Content) with the body form-encoded, as the
-    public PowerShell clients do, or as JSON with -Json. A refusal throws with the fake's message.
+    Sends x-key and x-hash (New-PassportalHash of -Content) with the body as JSON, as the
+    vendor's documentation shows it (no notice), or form-encoded with -Form, as many public
+    PowerShell clients send it (the fake serves it, with a notice). A refusal throws with the
+    fake's message.
     .PARAMETER KeyId
     The API key's ID; default: the fake's or session's KeyId.
     .PARAMETER Secret
@@ -40,8 +42,10 @@ function Get-PassportalFakeToken {
     The content the hash covers; default: a new random string.
     .PARAMETER Scope
     The scope sent; default docs_api.
+    .PARAMETER Form
+    Send the body form-encoded (application/x-www-form-urlencoded) instead of JSON.
     .PARAMETER Json
-    Send the body as JSON instead of form-encoded.
+    Send the body as JSON: the default; kept for scripts that pass it.
     .PARAMETER Fake
     A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
     .EXAMPLE
@@ -53,6 +57,7 @@ function Get-PassportalFakeToken {
         [string] $Secret,
         [string] $Content = ([guid]::NewGuid().ToString('N')),
         [string] $Scope = 'docs_api',
+        [switch] $Form,
         [switch] $Json,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
@@ -68,7 +73,8 @@ function Get-PassportalFakeToken {
         $request = New-Object System.Net.Http.HttpRequestMessage([System.Net.Http.HttpMethod]::Post, "$($target.BaseUrl)/api/v2/auth/client_token")
         $request.Headers.Add('x-key', $KeyId)
         $request.Headers.Add('x-hash', $hash)
-        if ($Json) {
+        if ($Form -and $Json) { throw 'Give -Form or -Json, not both.' }
+        if (-not $Form) {
             $request.Content = New-Object System.Net.Http.StringContent((ConvertTo-FakeJson @{ scope = $Scope; content = $Content }), [System.Text.Encoding]::UTF8, 'application/json')
         } else {
             $pairs = New-Object 'System.Collections.Generic.List[System.Collections.Generic.KeyValuePair[string,string]]'

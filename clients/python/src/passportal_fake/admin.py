@@ -118,18 +118,22 @@ class AdminClient:
         """One record per request that relied on something the documentation does not promise."""
         return list(self._call("GET", "/notices").get("notices", []))
 
-    def report(self, format: str = "json", run: Optional[str] = None) -> Union[Json, str]:
+    def report(
+        self, format: str = "json", run: Optional[str] = None, tenant: Optional[str] = None
+    ) -> Union[Json, str]:
         """The verdict for CI: the report object (``json``), or the text of ``junit``, ``ctrf``
         (as text) or ``markdown``. ``run``: the report of every session labelled with that run
-        (at the root URL)."""
-        query = _query({"format": None if format == "json" else format, "run": run})
+        (at the root URL); ``tenant``: whose run it is, with ``--tenants`` (the operator's token;
+        a tenant's token reads its own runs without it)."""
+        query = _query({"format": None if format == "json" else format, "run": run, "tenant": tenant})
         if format == "json":
             return self._call("GET", "/report" + query)
         return self._call_text("GET", "/report" + query)
 
-    def clear_report(self, run: Optional[str] = None) -> None:
-        """Forgets what the report holds (of this instance, or of the run ``run``)."""
-        self._call("DELETE", "/report" + _query({"run": run}))
+    def clear_report(self, run: Optional[str] = None, tenant: Optional[str] = None) -> None:
+        """Forgets what the report holds (of this instance, or of the run ``run``, the tenant
+        ``tenant``'s with ``--tenants``)."""
+        self._call("DELETE", "/report" + _query({"run": run, "tenant": tenant}))
 
     # --- expected violations -------------------------------------------------------------------
 

@@ -7,14 +7,18 @@
 //                                               package.json carries no lifecycle script, so
 //                                               installing it runs and announces nothing)
 //   passportal_docs_fake-<v>-py3-none-any.whl   the Python package (Debian's python3-build,
-//   passportal_docs_fake-<v>.tar.gz             --no-isolation: no index is asked for setuptools)
+//   passportal_docs_fake-<v>.tar.gz             --no-isolation: no index is asked for setuptools;
+//                                               the sdist under its PEP 625 name)
 //   PassportalFake.<v>.nupkg                    the PowerShell module, published by PSResourceGet
 //                                               (Publish-PSResource) to a local repository folder
 //   passportal-docs-fake-<v>.oci.tar            the image passportal-docs-fake:<v> as an OCI archive
 //                                               (only with a container engine; --image requires it)
-//   sbom-<artifact>.cdx.json                    a CycloneDX 1.6 SBOM for each artifact (named apart
-//                                               from the module: a PSResourceGet folder repository
-//                                               reads every PassportalFake.* file as a version)
+//   sbom-<kind>-<v>.cdx.json                    a CycloneDX 1.6 SBOM for each artifact, <kind> one of
+//                                               npm-package, python-wheel, python-sdist,
+//                                               powershell-module, image (no name but the .nupkg's
+//                                               holds the module's: the folder is a PSResourceGet
+//                                               repository, which reads every PassportalFake.* file
+//                                               as a version of the module and fails on any other)
 //   SHA256SUMS                                  `sha256sum -c SHA256SUMS` checks every file above
 //
 // Needs Node and npm, Debian's python3 with python3-build (python3 -m build), PowerShell 7.4+
@@ -41,6 +45,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PY_DIR = join(ROOT, 'clients/python');
 const PS_MODULE = join(ROOT, 'clients/powershell/PassportalFake');
 const IMAGE_NAME = 'passportal-docs-fake';
+const MODULE_NAME = 'PassportalFake';
+
+/** The SBOM's file name for one kind of artifact; see the list above. */
+const sbomName = (kind, version) => `sbom-${kind}-${version}.cdx.json`;
 
 function usage(message) {
   if (message) console.error(`release-artifacts: ${message}`);
@@ -146,11 +154,11 @@ function buildNpm(out, scratch) {
   return file;
 }
 
-function npmSbom(out, file) {
+function npmSbom(out, file, version) {
   // @cyclonedx/cyclonedx-npm reads the installed tree (npm ls): the production dependencies the
   // package declares, as package-lock.json resolves them.
   const bin = join(ROOT, 'node_modules/.bin/cyclonedx-npm');
-  const target = join(out, `sbom-${file}.cdx.json`);
+  const target = join(out, sbomName('npm-package', version));
   step(
     'cyclonedx-npm',
     bin,
@@ -178,7 +186,36 @@ function npmSbom(out, file) {
 
 // --- the Python package ----------------------------------------------------------------------
 
-function buildPython(out, scratch) {
+// The sdist under its normalized name (PEP 625: passportal_docs_fake-<v>.tar.gz, its folder named
+// alike), as PyPI asks of uploads; setuptools before 69.3 (Debian 12's, Ubuntu 24.04's) keeps the
+// project's dashes in both.
+const SDIST_REPACK = `
+import sys, tarfile
+src, dst, old, new = sys.argv[1:]
+with tarfile.open(src, "r:gz") as tin, tarfile.open(dst, "w:gz", format=tarfile.PAX_FORMAT) as tout:
+    for member in tin.getmembers():
+        data = tin.extractfile(member) if member.isfile() else None
+        if member.name == old or member.name.startswith(old + "/"):
+            member.name = new + member.name[len(old):]
+        tout.addfile(member, data)
+`;
+
+function normalizeSdist(python, out, version) {
+  const old = `passportal-docs-fake-${version}`;
+  const normalized = `passportal_docs_fake-${version}`;
+  if (!existsSync(join(out, `${old}.tar.gz`))) return;
+  step('renaming the sdist', python, [
+    '-c',
+    SDIST_REPACK,
+    join(out, `${old}.tar.gz`),
+    join(out, `${normalized}.tar.gz`),
+    old,
+    normalized,
+  ]);
+  rmSync(join(out, `${old}.tar.gz`));
+}
+
+function buildPython(out, scratch, version) {
   // Built from a copy, so the checkout gains no build/ or egg-info folder.
   const copy = join(scratch, 'python');
   cpSync(PY_DIR, copy, {
@@ -188,10 +225,11 @@ function buildPython(out, scratch) {
   say('building the Python wheel and sdist (python3 -m build --no-isolation)');
   const python = process.env.PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
   step('python3 -m build', python, ['-m', 'build', '--no-isolation', '--outdir', out, '.'], { cwd: copy });
+  normalizeSdist(python, out, version);
   const files = readdirSync(out).filter((f) => /^passportal[-_]docs[-_]fake-.*\.(whl|tar\.gz)$/.test(f));
   if (files.length !== 2) usage(`the Python build wrote ${files.join(', ') || 'nothing'}`);
   say(`Python package: ${files.join(', ')}`);
-  return files.sort().reverse(); // the wheel first
+  return files.sort();
 }
 
 // --- the PowerShell module --------------------------------------------------------------------
@@ -202,8 +240,9 @@ function buildPowerShell(out, scratch, version) {
   mkdirSync(repo);
   // PSResourceGet keeps its repository list under the user's home: a home of this run's own, so
   // nothing is registered or installed for the user.
+  // ~/.local/share as in a user's home: without it PSResourceGet keeps the list in the working folder.
   const data = join(scratch, 'pshome');
-  mkdirSync(data);
+  mkdirSync(join(data, '.local/share'), { recursive: true });
   say('publishing the PowerShell module to a local repository (Publish-PSResource)');
   const script = `
     $ErrorActionPreference = 'Stop'
@@ -222,7 +261,7 @@ function buildPowerShell(out, scratch, version) {
       POWERSHELL_UPDATECHECK: 'Off',
     },
   });
-  const file = `PassportalFake.${version}.nupkg`;
+  const file = `${MODULE_NAME}.${version}.nupkg`;
   if (!existsSync(join(repo, file)))
     usage(`Publish-PSResource did not write ${file} (found ${readdirSync(repo).join(', ')})`);
   cpSync(join(repo, file), join(out, file));
@@ -305,7 +344,8 @@ function purl(type, name, version, qualifiers) {
 }
 
 function pythonSbom(out, file, version) {
-  const target = join(out, `sbom-${file}.cdx.json`);
+  const kind = file.endsWith('.whl') ? 'python-wheel' : 'python-sdist';
+  const target = join(out, sbomName(kind, version));
   const bom = packageBom({
     type: CDX.Enums.ComponentType.Library,
     name: 'passportal-docs-fake',
@@ -324,12 +364,12 @@ function pythonSbom(out, file, version) {
 }
 
 function powershellSbom(out, file, version) {
-  const target = join(out, `sbom-${file}.cdx.json`);
+  const target = join(out, sbomName('powershell-module', version));
   const bom = packageBom({
     type: CDX.Enums.ComponentType.Library,
-    name: 'PassportalFake',
+    name: MODULE_NAME,
     version,
-    purl: purl('nuget', 'PassportalFake', version, {
+    purl: purl('nuget', MODULE_NAME, version, {
       repository_url: 'https://www.powershellgallery.com/api/v2',
     }),
     description: 'The PowerShell module of the Passportal Documents API fake (no required module)',
@@ -342,7 +382,7 @@ function powershellSbom(out, file, version) {
 /** The image: the npm package it runs, with that package's dependencies, from the npm SBOM. */
 function imageSbom(out, file, version, id, npmBomFile) {
   const npmBom = JSON.parse(readFileSync(npmBomFile, 'utf8'));
-  const target = join(out, `sbom-${file}.cdx.json`);
+  const target = join(out, sbomName('image', version));
   // The package keeps the reference the npm SBOM gave it, so its dependency graph joins as it is.
   const pkg = new CDX.Models.Component(CDX.Enums.ComponentType.Application, 'passportal-docs-fake', {
     version,
@@ -386,13 +426,15 @@ function main() {
   try {
     const sboms = [];
     const npmFile = buildNpm(out, scratch);
-    const npmBom = npmSbom(out, npmFile);
+    const npmBom = npmSbom(out, npmFile, version);
     sboms.push(npmBom);
-    for (const file of buildPython(out, scratch)) sboms.push(pythonSbom(out, file, version));
+    for (const file of buildPython(out, scratch, version)) sboms.push(pythonSbom(out, file, version));
     sboms.push(powershellSbom(out, buildPowerShell(out, scratch, version), version));
     if (withImage) {
       const image = buildImage(out, version);
       sboms.push(imageSbom(out, image.file, version, image.id, npmBom));
+    } else if (options.image === 'off') {
+      say('no image: --no-image leaves it out');
     } else {
       say('==============================================================================');
       say('NO IMAGE: no container engine answers (`docker version`); the other artifacts are built.');
@@ -402,6 +444,17 @@ function main() {
     const files = readdirSync(out)
       .filter((f) => f !== 'SHA256SUMS')
       .sort();
+    // The folder must stay installable as a PSResourceGet repository: the .nupkg alone is named
+    // after the module.
+    const stray = files.filter(
+      (f) => f.toLowerCase().includes(MODULE_NAME.toLowerCase()) && !f.endsWith('.nupkg'),
+    );
+    if (stray.length > 0) {
+      console.error(
+        `release-artifacts: ${stray.join(', ')} would break Install-PSResource from this folder: only the .nupkg may be named after ${MODULE_NAME}`,
+      );
+      process.exit(1);
+    }
     writeFileSync(join(out, 'SHA256SUMS'), files.map((f) => `${sha256(join(out, f))}  ${f}\n`).join(''));
     say(`${files.length} files and SHA256SUMS in ${out}`);
     for (const f of files) console.log(`  ${f}`);

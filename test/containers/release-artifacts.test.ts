@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -9,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -22,8 +23,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * pages print (read from the pages, between `<!-- release-install:NAME -->` markers, and run as
  * written; the registry commands against the artifacts with the registry's own offline switch):
  * the npm tarball into a scratch project (no install script announced), the wheel into a fresh venv
- * with --no-index and a one-test pytest suite through the plugin, and the image archive loaded into the engine and answering its health check. The checksums are
- * checked with `sha256sum -c`; every SBOM validates against CycloneDX 1.6's JSON schema.
+ * with --no-index and a one-test pytest suite through the plugin, the .nupkg through PSResourceGet
+ * from the release folder as a local repository in real pwsh and a one-test Pester suite importing
+ * the module by name, and the image archive loaded into the engine and answering its health check.
+ * The checksums are checked with `sha256sum -c`; every SBOM validates against CycloneDX 1.6's JSON schema.
  */
 
 const run = promisify(execFile);
@@ -33,21 +36,42 @@ const Ajv = require('ajv') as typeof import('ajv').default;
 const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+// PowerShell as scripts/ci-powershell.sh installs it (a .NET tool), else the one on PATH.
+const PWSH =
+  process.env.PWSH ??
+  (existsSync(join(homedir(), '.dotnet/tools/pwsh')) ? join(homedir(), '.dotnet/tools/pwsh') : 'pwsh');
 const PYTHON = '/usr/bin/python3';
+// Pester as NuGet serves it (docs/powershell.md downloads the same file), from NuGet's cache, where
+// `bash scripts/ci-powershell.sh --install-only` (.ci/run, before this suite) restores it.
+const PESTER_NUPKG = join(
+  process.env.NUGET_PACKAGES ?? join(homedir(), '.nuget/packages'),
+  'pester/5.7.1/pester.5.7.1.nupkg',
+);
 const IMAGE = `passportal-docs-fake:${VERSION}`;
 
 const EXPECTED = [
   `passportal-docs-fake-${VERSION}.tgz`,
   `passportal_docs_fake-${VERSION}-py3-none-any.whl`,
-  // The sdist: setuptools 68 and earlier (Debian 12's) keep the project's dashes in its name.
-  'sdist',
+  // The sdist under its normalized name (PEP 625), whichever setuptools built it.
+  `passportal_docs_fake-${VERSION}.tar.gz`,
   `PassportalFake.${VERSION}.nupkg`,
   `passportal-docs-fake-${VERSION}.oci.tar`,
 ];
 
-/** An artifact's SBOM. Named apart from the artifact's own prefix: a PSResourceGet folder
- * repository reads every file that starts with the module's name as a version of it. */
-const sbomOf = (file: string) => `sbom-${file}.cdx.json`;
+/** An artifact's SBOM, named by its kind: the release folder is a PSResourceGet repository,
+ * which reads every file named after the module as a version of it (and fails on any other). */
+function sbomOf(file: string): string {
+  const kind = file.endsWith('.tgz')
+    ? 'npm-package'
+    : file.endsWith('.whl')
+      ? 'python-wheel'
+      : file.endsWith('.tar.gz')
+        ? 'python-sdist'
+        : file.endsWith('.nupkg')
+          ? 'powershell-module'
+          : 'image';
+  return `sbom-${kind}-${VERSION}.cdx.json`;
+}
 
 let scratch: string;
 let release: string;
@@ -84,6 +108,20 @@ function block(page: string, name: string): string {
   return match[1];
 }
 
+/** PowerShell with a home of its own: nothing registered or installed is shared. The XDG folders
+ * are the home's defaults: PSResourceGet installs under ~/.local/share whatever XDG_DATA_HOME
+ * says, and PowerShell looks for modules under XDG_DATA_HOME. */
+function pwshEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    HOME: home,
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    POWERSHELL_TELEMETRY_OPTOUT: '1',
+    POWERSHELL_UPDATECHECK: 'Off',
+  };
+}
+
 /** The page's lines of a block, without comments, as a shell or pwsh runs them. */
 function commands(page: string, name: string): string[] {
   return block(page, name)
@@ -97,8 +135,6 @@ beforeAll(async () => {
   release = join(scratch, 'artifacts');
   const built = await sh('node', ['scripts/release-artifacts.mjs', '--image', '--out', release], ROOT);
   if (built.status !== 0) throw new Error(`npm run release:artifacts failed:\n${built.output}`);
-  const sdist = readdirSync(release).find((f) => /^passportal[-_]docs[-_]fake-[\d.]+\.tar\.gz$/.test(f));
-  EXPECTED[EXPECTED.indexOf('sdist')] = sdist ?? 'no sdist was built';
   // The user's project: the release's files in ./release, as the pages assume.
   project = join(scratch, 'project');
   mkdirSync(join(project, 'release'), { recursive: true });
@@ -116,6 +152,8 @@ describe('npm run release:artifacts', () => {
     expect(files).toEqual(
       [...EXPECTED, ...EXPECTED.map(sbomOf), 'SHA256SUMS'].sort((a, b) => (a < b ? -1 : 1)),
     );
+    // Only the module's own package is named after it.
+    expect(files.filter((f) => /passportalfake/i.test(f))).toEqual([`PassportalFake.${VERSION}.nupkg`]);
   });
 
   it('SHA256SUMS verifies every other file (sha256sum -c, as the pages print it)', async () => {
@@ -254,6 +292,11 @@ describe('npm run release:artifacts', () => {
     // The registry's command, offline against the release folder (pip's own switches).
     const registry = commands('docs/python.md', 'registry');
     expect(registry).toEqual(['pip install passportal-docs-fake']);
+    // docs/install.md prints the same (beside npm's by name, which needs the registry).
+    expect(commands('docs/install.md', 'registry')).toEqual([
+      'npm install --save-dev passportal-docs-fake',
+      ...registry,
+    ]);
     const fresh = await sh(PYTHON, ['-m', 'venv', join(scratch, 'venv-registry')], project);
     expect(fresh.status).toBe(0);
     const fromIndex = await sh('bash', ['-c', `${registry[0]} --no-index --find-links ./release`], project, {
@@ -261,6 +304,78 @@ describe('npm run release:artifacts', () => {
     });
     expect(fromIndex.status, fromIndex.output).toBe(0);
     expect(fromIndex.output).toContain(`Successfully installed passportal-docs-fake-${VERSION}`);
+  }, 300_000);
+
+  it('the .nupkg installs through PSResourceGet from the release folder and a Pester suite imports it by name', async () => {
+    // A home as a user's is: with ~/.local/share (PSResourceGet keeps its repository list in a
+    // PSResourceGet folder of the working directory when that folder is missing).
+    const home = join(scratch, 'pwsh-home');
+    mkdirSync(join(home, '.local/share'), { recursive: true });
+    const install = commands('docs/powershell.md', 'artifacts');
+    expect(install).toEqual([
+      'Register-PSResourceRepository -Name PassportalFakeRelease -Uri (Resolve-Path ./release).Path -Trusted',
+      'Install-PSResource PassportalFake -Repository PassportalFakeRelease',
+      'Import-Module PassportalFake',
+    ]);
+    const pester = commands('docs/powershell.md', 'pester');
+    expect(pester).toEqual([
+      'Invoke-WebRequest https://www.nuget.org/api/v2/package/Pester/5.7.1 -OutFile pester.zip',
+      'Expand-Archive pester.zip -DestinationPath .pester',
+      'Import-Module ./.pester/tools/Pester.psd1',
+    ]);
+    // No network: the download is the file NuGet keeps in its cache (the same bytes); the other
+    // lines run as printed.
+    copyFileSync(PESTER_NUPKG, join(project, 'pester.zip'));
+    writeFileSync(
+      join(project, 'Health.Tests.ps1'),
+      [
+        'BeforeAll {',
+        '    Import-Module PassportalFake',
+        '    $fake = Start-PassportalFake -UseNode',
+        '}',
+        'AfterAll { Stop-PassportalFake $fake }',
+        "Describe 'the installed module' {",
+        "    It 'starts the installed fake, which answers' {",
+        '        (Invoke-RestMethod "$($fake.AdminUrl)/health").status | Should -Be \'ok\'',
+        '        (Get-Module PassportalFake).ModuleBase | Should -BeLike "$HOME/*"',
+        '    }',
+        '}',
+      ].join('\n'),
+    );
+    const script = [
+      "$ErrorActionPreference = 'Stop'",
+      'Unregister-PSResourceRepository -Name PSGallery -ErrorAction SilentlyContinue', // the registry, offline
+      ...install,
+      ...pester.slice(1),
+      '$result = Invoke-Pester -Path ./Health.Tests.ps1 -PassThru -Output Detailed',
+      '"passed=$($result.PassedCount) failed=$($result.FailedCount) version=$((Get-Module PassportalFake).Version)"',
+      'exit $result.FailedCount',
+    ].join('\n');
+    const result = await sh(
+      PWSH,
+      ['-NoProfile', '-NonInteractive', '-Command', script],
+      project,
+      pwshEnv(home),
+    );
+    expect(result.output).toContain(`passed=1 failed=0 version=${VERSION}`);
+    expect(result.status).toBe(0);
+    // The registry's command, against the same local repository (the Gallery unregistered).
+    const registry = commands('docs/powershell.md', 'registry');
+    expect(registry).toEqual(['Install-PSResource PassportalFake']);
+    expect(commands('docs/install.md', 'registry-powershell')).toEqual(registry);
+    const again = await sh(
+      PWSH,
+      [
+        '-NoProfile',
+        '-NonInteractive',
+        '-Command',
+        `$ErrorActionPreference = 'Stop'; Uninstall-PSResource PassportalFake; ${registry[0]}; (Get-InstalledPSResource PassportalFake).Version.ToString()`,
+      ],
+      project,
+      pwshEnv(home),
+    );
+    expect(again.output.trim().split('\n').at(-1)).toBe(VERSION);
+    expect(again.status).toBe(0);
   }, 300_000);
 
   it('the image archive loads into the engine (docker load, as the page prints it) and answers its health check', async () => {

@@ -2,7 +2,9 @@
 #   docker build -t passportal-docs-fake .
 #   docker run --rm -p 4010:4010 passportal-docs-fake
 # Custom fixtures: mount a fixture file or folder at /fixtures (-v "$PWD/my-fixtures:/fixtures:ro").
-# Every option is an environment variable (see the README's "Run it" section or `docker run ... --help`).
+# Every option is an environment variable (docs/options.md, or `docker run --rm passportal-docs-fake --help`);
+# the image, Compose and Testcontainers: docs/containers.md; a container engine, or the image from a
+# release's files (docker load): docs/install.md.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 

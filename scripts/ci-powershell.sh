@@ -5,8 +5,20 @@
 # example suite (examples/powershell) on both Pester versions: against the npm command
 # (-UseNode), and, when DOCKER_HOST names a container engine, against the image too. Needs the
 # .NET SDK and a built package (npm ci). Any failure fails the run.
+# --install-only: install PowerShell and Pester (when missing) and stop; the container suite's
+# release test installs the built module with this PowerShell and imports this Pester.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+install_only=false
+case "${1:-}" in
+  --install-only) install_only=true ;;
+  '') ;;
+  *)
+    echo "usage: bash scripts/ci-powershell.sh [--install-only]" >&2
+    exit 2
+    ;;
+esac
 
 PWSH_VERSION=7.6.9
 PESTER_VERSIONS=(5.7.1 6.2.0)
@@ -43,6 +55,7 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 XML
   dotnet restore "$scratch/pester.csproj" >/dev/null
 fi
+if $install_only; then exit 0; fi
 
 if [[ ! -f dist/start.js ]]; then
   echo "ci-powershell: dist/start.js is missing: run npm ci (it builds the package) first" >&2

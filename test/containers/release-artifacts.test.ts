@@ -1,0 +1,408 @@
+import { execFile } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * `npm run release:artifacts` (scripts/release-artifacts.mjs) builds every release artifact once,
+ * into a scratch folder, with the container engine the suite runs on; then each artifact is
+ * installed as its user would, in a fresh place each, by the commands the README and the language
+ * pages print (read from the pages, between `<!-- release-install:NAME -->` markers, and run as
+ * written; the registry commands against the artifacts with the registry's own offline switch):
+ * the npm tarball into a scratch project (no install script announced), the wheel into a fresh venv
+ * with --no-index and a one-test pytest suite through the plugin, the .nupkg through PSResourceGet
+ * from the release folder as a local repository in real pwsh and a one-test Pester suite importing
+ * the module by name, and the image archive loaded into the engine and answering its health check.
+ * The checksums are checked with `sha256sum -c`; every SBOM validates against CycloneDX 1.6's JSON schema.
+ */
+
+const run = promisify(execFile);
+// Ajv and ajv-formats are CommonJS (CycloneDX 1.6's schema is draft-07: Ajv's default class).
+const require = createRequire(import.meta.url);
+const Ajv = require('ajv') as typeof import('ajv').default;
+const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+// PowerShell as scripts/ci-powershell.sh installs it (a .NET tool), else the one on PATH.
+const PWSH =
+  process.env.PWSH ??
+  (existsSync(join(homedir(), '.dotnet/tools/pwsh')) ? join(homedir(), '.dotnet/tools/pwsh') : 'pwsh');
+const PYTHON = '/usr/bin/python3';
+// Pester as NuGet serves it (docs/powershell.md downloads the same file), from NuGet's cache, where
+// `bash scripts/ci-powershell.sh --install-only` (.ci/run, before this suite) restores it.
+const PESTER_NUPKG = join(
+  process.env.NUGET_PACKAGES ?? join(homedir(), '.nuget/packages'),
+  'pester/5.7.1/pester.5.7.1.nupkg',
+);
+const IMAGE = `passportal-docs-fake:${VERSION}`;
+
+const EXPECTED = [
+  `passportal-docs-fake-${VERSION}.tgz`,
+  `passportal_docs_fake-${VERSION}-py3-none-any.whl`,
+  // The sdist under its normalized name (PEP 625), whichever setuptools built it.
+  `passportal_docs_fake-${VERSION}.tar.gz`,
+  `PassportalFake.${VERSION}.nupkg`,
+  `passportal-docs-fake-${VERSION}.oci.tar`,
+];
+
+/** An artifact's SBOM, named by its kind: the release folder is a PSResourceGet repository,
+ * which reads every file named after the module as a version of it (and fails on any other). */
+function sbomOf(file: string): string {
+  const kind = file.endsWith('.tgz')
+    ? 'npm-package'
+    : file.endsWith('.whl')
+      ? 'python-wheel'
+      : file.endsWith('.tar.gz')
+        ? 'python-sdist'
+        : file.endsWith('.nupkg')
+          ? 'powershell-module'
+          : 'image';
+  return `sbom-${kind}-${VERSION}.cdx.json`;
+}
+
+let scratch: string;
+let release: string;
+let project: string;
+
+interface Ran {
+  status: number;
+  output: string;
+}
+
+async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  try {
+    const { stdout, stderr } = await run(command, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 600_000,
+    });
+    return { status: 0, output: stdout + stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string; message: string };
+    return {
+      status: typeof e.code === 'number' ? e.code : 1,
+      output: `${e.stdout ?? ''}${e.stderr ?? e.message}`,
+    };
+  }
+}
+
+/** The code block that follows `<!-- release-install:NAME -->` in a page, as the page prints it. */
+function block(page: string, name: string): string {
+  const text = readFileSync(join(ROOT, page), 'utf8');
+  const match = new RegExp(`<!-- release-install:${name} -->\\n\`\`\`[a-z]*\\n([\\s\\S]*?)\`\`\``).exec(text);
+  if (!match?.[1]) throw new Error(`${page} has no code block after <!-- release-install:${name} -->`);
+  return match[1];
+}
+
+/** PowerShell with a home of its own: nothing registered or installed is shared. The XDG folders
+ * are the home's defaults: PSResourceGet installs under ~/.local/share whatever XDG_DATA_HOME
+ * says, and PowerShell looks for modules under XDG_DATA_HOME. */
+function pwshEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    HOME: home,
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    POWERSHELL_TELEMETRY_OPTOUT: '1',
+    POWERSHELL_UPDATECHECK: 'Off',
+  };
+}
+
+/** The page's lines of a block, without comments, as a shell or pwsh runs them. */
+function commands(page: string, name: string): string[] {
+  return block(page, name)
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'release-artifacts-test-'));
+  release = join(scratch, 'artifacts');
+  const built = await sh('node', ['scripts/release-artifacts.mjs', '--image', '--out', release], ROOT);
+  if (built.status !== 0) throw new Error(`npm run release:artifacts failed:\n${built.output}`);
+  // The user's project: the release's files in ./release, as the pages assume.
+  project = join(scratch, 'project');
+  mkdirSync(join(project, 'release'), { recursive: true });
+  for (const file of readdirSync(release)) copyFileSync(join(release, file), join(project, 'release', file));
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+}, 1_800_000);
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+}, 120_000);
+
+describe('npm run release:artifacts', () => {
+  it('builds every artifact, each with a CycloneDX SBOM, and SHA256SUMS, into one folder', () => {
+    const files = readdirSync(release).sort();
+    expect(files).toEqual(
+      [...EXPECTED, ...EXPECTED.map(sbomOf), 'SHA256SUMS'].sort((a, b) => (a < b ? -1 : 1)),
+    );
+    // Only the module's own package is named after it.
+    expect(files.filter((f) => /passportalfake/i.test(f))).toEqual([`PassportalFake.${VERSION}.nupkg`]);
+  });
+
+  it('SHA256SUMS verifies every other file (sha256sum -c, as the pages print it)', async () => {
+    const lines = commands('docs/install.md', 'npm');
+    const check = lines.find((l) => l.includes('sha256sum'));
+    expect(check).toBe('(cd release && sha256sum -c --ignore-missing SHA256SUMS)');
+    const result = await sh('bash', ['-c', check ?? ''], project);
+    expect(result.status).toBe(0);
+    for (const file of readdirSync(release).filter((f) => f !== 'SHA256SUMS')) {
+      expect(result.output).toContain(`${file}: OK`);
+    }
+    // A changed byte is caught.
+    const copy = join(scratch, 'tampered');
+    mkdirSync(copy);
+    for (const file of readdirSync(release)) copyFileSync(join(release, file), join(copy, file));
+    writeFileSync(join(copy, `PassportalFake.${VERSION}.nupkg`), 'not the module');
+    const tampered = await sh('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], copy);
+    expect(tampered.status).not.toBe(0);
+    expect(tampered.output).toContain(`PassportalFake.${VERSION}.nupkg: FAILED`);
+  });
+
+  it("every SBOM validates against CycloneDX 1.6's JSON schema and describes its artifact", () => {
+    const schemas = join(ROOT, 'node_modules/@cyclonedx/cyclonedx-library/res/schema');
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    // Internationalised forms ajv-formats lacks: any string (their ASCII forms are checked).
+    ajv.addFormat('iri-reference', true);
+    ajv.addFormat('idn-email', true);
+    // The BOM schema refers to its two companions by their file names, next to its own $id.
+    for (const name of ['spdx.SNAPSHOT.schema.json', 'jsf-0.82.SNAPSHOT.schema.json']) {
+      const schema = JSON.parse(readFileSync(join(schemas, name), 'utf8')) as Record<string, unknown>;
+      ajv.addSchema({ ...schema, $id: `http://cyclonedx.org/schema/${name}` });
+    }
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(join(schemas, 'bom-1.6.SNAPSHOT.schema.json'), 'utf8')),
+    );
+    const sums = new Map(
+      readFileSync(join(release, 'SHA256SUMS'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(66), line.slice(0, 64)] as const),
+    );
+    for (const file of EXPECTED) {
+      const bom = JSON.parse(readFileSync(join(release, sbomOf(file)), 'utf8')) as {
+        bomFormat: string;
+        specVersion: string;
+        metadata: {
+          component: { name: string; version: string; hashes?: Array<{ alg: string; content: string }> };
+        };
+        components?: Array<{ name: string }>;
+      };
+      const valid = validate(bom);
+      expect(validate.errors ?? [], file).toEqual([]);
+      expect(valid).toBe(true);
+      expect(bom.bomFormat).toBe('CycloneDX');
+      expect(bom.specVersion).toBe('1.6');
+      expect(bom.metadata.component.version).toBe(VERSION);
+      expect(bom.metadata.component.hashes).toContainEqual({ alg: 'SHA-256', content: sums.get(file) });
+    }
+    // The npm package and the image list the package's runtime dependencies.
+    for (const file of EXPECTED.filter((f) => f.endsWith('.tgz') || f.endsWith('.oci.tar'))) {
+      const bom = JSON.parse(readFileSync(join(release, sbomOf(file)), 'utf8')) as {
+        components: Array<{ name: string }>;
+      };
+      expect(bom.components.map((c) => c.name)).toEqual(expect.arrayContaining(['express', 'ajv', 'pino']));
+      expect(bom.components.map((c) => c.name)).not.toContain('vitest');
+    }
+  });
+
+  it('the npm tarball installs into a fresh project as docs/install.md prints it, announcing no install script', async () => {
+    const lines = commands('docs/install.md', 'npm');
+    const install = lines.find((l) => l.startsWith('npm install'));
+    expect(install).toBe('npm install --save-dev ./release/passportal-docs-fake-*.tgz');
+    // Offline: the dependencies come from npm's cache, as on any machine that installed them once.
+    const result = await sh('bash', ['-c', `${install} --offline --no-audit --no-fund`], project);
+    expect(result.status, result.output).toBe(0);
+    // npm names every installed package with an install-time script (preinstall, install,
+    // postinstall, prepare); the fake is not among them (its dependencies are theirs to answer for).
+    const warnings = result.output.split('\n').filter((line) => /warn/i.test(line) && /script/i.test(line));
+    expect(warnings.filter((line) => line.includes('passportal-docs-fake'))).toEqual([]);
+    const installed = JSON.parse(
+      readFileSync(join(project, 'node_modules/passportal-docs-fake/package.json'), 'utf8'),
+    ) as { version: string; scripts?: Record<string, string> };
+    expect(installed.version).toBe(VERSION);
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) {
+      expect(installed.scripts ?? {}).not.toHaveProperty(hook);
+    }
+    const consumer = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    expect(consumer.devDependencies['passportal-docs-fake']).toMatch(/^file:release\/passportal-docs-fake-/);
+    const bin = await sh(join(project, 'node_modules/.bin/passportal-docs-fake'), ['--version'], project);
+    expect(bin).toEqual({ status: 0, output: `${VERSION}\n` });
+  });
+
+  it('the wheel installs into a fresh venv with --no-index and its plugin runs a pytest suite against the installed fake', async () => {
+    const lines = commands('docs/python.md', 'artifacts');
+    expect(lines).toEqual([
+      'python3 -m venv --system-site-packages .venv',
+      '.venv/bin/pip install --no-index ./release/passportal_docs_fake-*.whl',
+    ]);
+    for (const line of lines) {
+      // Debian's python3 (the one that sees Debian's python3-pytest), first on PATH.
+      const result = await sh('bash', ['-c', line], project, { PATH: `/usr/bin:${process.env.PATH}` });
+      expect(result.status, `${line}\n${result.output}`).toBe(0);
+    }
+    mkdirSync(join(project, 'tests'));
+    writeFileSync(
+      join(project, 'tests/test_health.py'),
+      [
+        'import json',
+        'import urllib.request',
+        '',
+        '',
+        'def test_the_installed_fake_answers(passportal_fake, passportal_session):',
+        '    with urllib.request.urlopen(passportal_fake.url + "/__admin/health") as answer:',
+        '        assert json.load(answer)["status"] == "ok"',
+        '',
+      ].join('\n'),
+    );
+    // The launcher finds the npm package installed in ./node_modules (the previous test).
+    const env = {
+      PASSPORTAL_FAKE_URL: '',
+      PASSPORTAL_FAKE_IMAGE: '',
+      PASSPORTAL_FAKE_COMMAND: '',
+      PASSPORTAL_FAKE_CHECKOUT: '',
+    };
+    const result = await sh(
+      join(project, '.venv/bin/python'),
+      ['-m', 'pytest', '-p', 'no:cacheprovider', 'tests'],
+      project,
+      env,
+    );
+    expect(result.output).toMatch(/1 passed/);
+    expect(result.status).toBe(0);
+    // The registry's command, offline against the release folder (pip's own switches).
+    const registry = commands('docs/python.md', 'registry');
+    expect(registry).toEqual(['pip install passportal-docs-fake']);
+    // docs/install.md prints the same (beside npm's by name, which needs the registry).
+    expect(commands('docs/install.md', 'registry')).toEqual([
+      'npm install --save-dev passportal-docs-fake',
+      ...registry,
+    ]);
+    const fresh = await sh(PYTHON, ['-m', 'venv', join(scratch, 'venv-registry')], project);
+    expect(fresh.status).toBe(0);
+    const fromIndex = await sh('bash', ['-c', `${registry[0]} --no-index --find-links ./release`], project, {
+      PATH: `${join(scratch, 'venv-registry/bin')}:${process.env.PATH}`,
+    });
+    expect(fromIndex.status, fromIndex.output).toBe(0);
+    expect(fromIndex.output).toContain(`Successfully installed passportal-docs-fake-${VERSION}`);
+  }, 300_000);
+
+  it('the .nupkg installs through PSResourceGet from the release folder and a Pester suite imports it by name', async () => {
+    // A home as a user's is: with ~/.local/share (PSResourceGet keeps its repository list in a
+    // PSResourceGet folder of the working directory when that folder is missing).
+    const home = join(scratch, 'pwsh-home');
+    mkdirSync(join(home, '.local/share'), { recursive: true });
+    const install = commands('docs/powershell.md', 'artifacts');
+    expect(install).toEqual([
+      'Register-PSResourceRepository -Name PassportalFakeRelease -Uri (Resolve-Path ./release).Path -Trusted',
+      'Install-PSResource PassportalFake -Repository PassportalFakeRelease',
+      'Import-Module PassportalFake',
+    ]);
+    const pester = commands('docs/powershell.md', 'pester');
+    expect(pester).toEqual([
+      'Invoke-WebRequest https://www.nuget.org/api/v2/package/Pester/5.7.1 -OutFile pester.zip',
+      'Expand-Archive pester.zip -DestinationPath .pester',
+      'Import-Module ./.pester/tools/Pester.psd1',
+    ]);
+    // No network: the download is the file NuGet keeps in its cache (the same bytes); the other
+    // lines run as printed.
+    copyFileSync(PESTER_NUPKG, join(project, 'pester.zip'));
+    writeFileSync(
+      join(project, 'Health.Tests.ps1'),
+      [
+        'BeforeAll {',
+        '    Import-Module PassportalFake',
+        '    $fake = Start-PassportalFake -UseNode',
+        '}',
+        'AfterAll { Stop-PassportalFake $fake }',
+        "Describe 'the installed module' {",
+        "    It 'starts the installed fake, which answers' {",
+        '        (Invoke-RestMethod "$($fake.AdminUrl)/health").status | Should -Be \'ok\'',
+        '        (Get-Module PassportalFake).ModuleBase | Should -BeLike "$HOME/*"',
+        '    }',
+        '}',
+      ].join('\n'),
+    );
+    const script = [
+      "$ErrorActionPreference = 'Stop'",
+      'Unregister-PSResourceRepository -Name PSGallery -ErrorAction SilentlyContinue', // the registry, offline
+      ...install,
+      ...pester.slice(1),
+      '$result = Invoke-Pester -Path ./Health.Tests.ps1 -PassThru -Output Detailed',
+      '"passed=$($result.PassedCount) failed=$($result.FailedCount) version=$((Get-Module PassportalFake).Version)"',
+      'exit $result.FailedCount',
+    ].join('\n');
+    const result = await sh(
+      PWSH,
+      ['-NoProfile', '-NonInteractive', '-Command', script],
+      project,
+      pwshEnv(home),
+    );
+    expect(result.output).toContain(`passed=1 failed=0 version=${VERSION}`);
+    expect(result.status).toBe(0);
+    // The registry's command, against the same local repository (the Gallery unregistered).
+    const registry = commands('docs/powershell.md', 'registry');
+    expect(registry).toEqual(['Install-PSResource PassportalFake']);
+    expect(commands('docs/install.md', 'registry-powershell')).toEqual(registry);
+    const again = await sh(
+      PWSH,
+      [
+        '-NoProfile',
+        '-NonInteractive',
+        '-Command',
+        `$ErrorActionPreference = 'Stop'; Uninstall-PSResource PassportalFake; ${registry[0]}; (Get-InstalledPSResource PassportalFake).Version.ToString()`,
+      ],
+      project,
+      pwshEnv(home),
+    );
+    expect(again.output.trim().split('\n').at(-1)).toBe(VERSION);
+    expect(again.status).toBe(0);
+  }, 300_000);
+
+  it('the image archive loads into the engine (docker load, as the page prints it) and answers its health check', async () => {
+    const lines = commands('docs/install.md', 'image');
+    expect(lines[0]).toBe('docker load -i ./release/passportal-docs-fake-*.oci.tar');
+    const loaded = await sh('bash', ['-c', lines[0] ?? ''], project);
+    expect(loaded.status, loaded.output).toBe(0);
+    expect(loaded.output).toContain(`passportal-docs-fake:${VERSION}`);
+    const started = await sh(
+      'docker',
+      ['run', '-d', '--rm', '--stop-timeout', '10', '-p', '127.0.0.1::4010', IMAGE],
+      project,
+    );
+    expect(started.status, started.output).toBe(0);
+    const id = started.output.trim().split('\n').at(-1) ?? '';
+    try {
+      const port = (await sh('docker', ['port', id, '4010/tcp'], project)).output.trim().split(':').at(-1);
+      let health: { status?: string } = {};
+      for (let i = 0; i < 120 && health.status !== 'ok'; i++) {
+        health = await fetch(`http://127.0.0.1:${port}/__admin/health`)
+          .then((r) => r.json() as Promise<{ status?: string }>)
+          .catch(() => ({}));
+        if (health.status !== 'ok') await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(health.status).toBe('ok');
+    } finally {
+      await sh('docker', ['rm', '-f', id], project);
+    }
+  }, 300_000);
+});

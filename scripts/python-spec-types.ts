@@ -357,6 +357,19 @@ ${rules}
 `;
 }
 
+/**
+ * The name the module gives an operation's JSON body type (its component's, else
+ * `<OperationId>Body`), or undefined for an operation without one.
+ */
+export function bodyTypeName(document: OpenApiDocument, operationId: string): string | undefined {
+  const op = adminOperations(document).find((o) => o.operationId === operationId);
+  if (op?.requestBody?.content.get('application/json') === undefined) return undefined;
+  const raw = resolveRequestRef(document, op);
+  return isObj(raw) && typeof raw.$ref === 'string'
+    ? raw.$ref.split('/').pop()
+    : `${pascal(operationId)}Body`;
+}
+
 /** The request body's schema as written (a $ref keeps its component's name). */
 function resolveRequestRef(document: OpenApiDocument, op: Operation): unknown {
   const body = resolveRef<Obj>(document, op.raw.requestBody);

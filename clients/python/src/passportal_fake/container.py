@@ -36,9 +36,9 @@ def find_engine() -> Tuple[str, str]:
     """(``unix`` and a socket path, or ``tcp`` and ``host:port``) of the engine to use."""
     host = os.environ.get("DOCKER_HOST", "")
     if host.startswith("unix://"):
-        return "unix", host[len("unix://") :]
+        return "unix", host[len("unix://"):]
     if host.startswith("tcp://"):
-        return "tcp", host[len("tcp://") :].rstrip("/")
+        return "tcp", host[len("tcp://"):].rstrip("/")
     if host:
         raise StartError(f"DOCKER_HOST={host} is not unix:// or tcp://; passportal_fake speaks to those only")
     candidates = ["/var/run/docker.sock", "/run/podman/podman.sock"]
@@ -151,9 +151,8 @@ def _demultiplex(data: bytes) -> str:
         out = bytearray()
         offset = 0
         while offset + 8 <= len(data):
-            size = int.from_bytes(data[offset + 4 : offset + 8], "big")
-            out += data[offset + 8 : offset + 8 + size]
+            size = int.from_bytes(data[offset + 4:offset + 8], "big")
+            out += data[offset + 8:offset + 8 + size]
             offset += 8 + size
         data = bytes(out)
     return data.decode("utf-8", "replace")
-

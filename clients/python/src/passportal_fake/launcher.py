@@ -85,6 +85,8 @@ class PassportalFake:
         # The guard's standard input, held open and never written: it closes when this process ends.
         self._lifeline: Optional[Any] = None
         self._output: Deque[str] = deque(maxlen=400)
+        # The thread reading the command's output: it ends at the end of that output.
+        self._reader: Optional[threading.Thread] = None
         self._engine: Optional[Engine] = None
         self._container: Optional[str] = None
         self._temp: Optional[tempfile.TemporaryDirectory[str]] = None
@@ -200,7 +202,9 @@ class PassportalFake:
                         )
                     return [shutil.which("node") or "node", str(start)]
         if checkout:
-            raise StartError(f"PASSPORTAL_FAKE_CHECKOUT={checkout} holds no built fake (dist/start.js): run npm ci there")
+            raise StartError(
+                f"PASSPORTAL_FAKE_CHECKOUT={checkout} holds no built fake (dist/start.js): run npm ci there"
+            )
         raise StartError(
             f"cannot start the fake: no {PACKAGE_NAME} is installed here (no built dist/start.js in "
             f"node_modules/{PACKAGE_NAME} or a checkout of it, in {Path.cwd()} or a folder above), and "
@@ -265,7 +269,8 @@ class PassportalFake:
                         ready.set()
             ready.set()
 
-        threading.Thread(target=read, name="passportal-fake-output", daemon=True).start()
+        self._reader = threading.Thread(target=read, name="passportal-fake-output", daemon=True)
+        self._reader.start()
         if not ready.wait(self._start_timeout) or "url" not in found or (self.https and "httpsUrl" not in found):
             code = process.poll()
             why = f"exited with status {code}" if code is not None else f"did not start in {self._start_timeout:g} s"
@@ -331,7 +336,10 @@ class PassportalFake:
     def _fetch_ca(self) -> None:
         status, _, body = send("GET", f"{self.url}/__admin/tls/ca.pem", timeout=10)
         if status != 200:
-            raise StartError(f"the fake at {self.url} serves no CA (GET /__admin/tls/ca.pem answered {status}): start it with HTTPS on")
+            raise StartError(
+                f"the fake at {self.url} serves no CA (GET /__admin/tls/ca.pem answered {status}): "
+                "start it with HTTPS on"
+            )
         if self._temp is None:
             self._temp = tempfile.TemporaryDirectory(prefix="passportal-fake-")
         path = Path(self._temp.name) / "ca.pem"
@@ -339,7 +347,10 @@ class PassportalFake:
         self.ca_path = str(path)
 
     def _tail(self) -> str:
-        time.sleep(0.1)  # the reader thread's last lines
+        # An exited command's last lines: the reader ends once it has read them all (the guard
+        # ends the command's group, so nothing else holds the pipe open for long).
+        if self._reader is not None and self._process is not None and self._process.poll() is not None:
+            self._reader.join(timeout=5)
         return "\n".join(self._output) or "(nothing)"
 
 
@@ -408,7 +419,8 @@ def _unsafe_to_run(package: Path) -> Optional[str]:
     if sys.platform == "win32":
         return None
     files = [package / "package.json", package / "dist" / "start.js"]
-    files += [package / "dist" / name for name in ("compile-cache.js", "bundle/fake.cjs") if (package / "dist" / name).exists()]
+    built = [package / "dist" / name for name in ("compile-cache.js", "bundle/fake.cjs")]
+    files += [path for path in built if path.exists()]
     seen = set()
     for file in files:
         for path in (Path(os.path.abspath(file)), Path(os.path.realpath(file))):

@@ -49,7 +49,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--passportal-image",
         default=None,
-        help="start this image of the fake with Docker or Podman (default: $PASSPORTAL_FAKE_IMAGE; else the npm command)",
+        help=(
+            "start this image of the fake with Docker or Podman "
+            "(default: $PASSPORTAL_FAKE_IMAGE; else the npm command)"
+        ),
     )
     group.addoption(
         "--passportal-https",
@@ -121,7 +124,9 @@ class RunPlugin:
         workerinput: Optional[Dict[str, Any]] = getattr(config, "workerinput", None)
         self.is_worker = workerinput is not None
         given = workerinput.get("passportal_run") if workerinput else None
-        self.run = given or config.getoption("passportal_run") or os.environ.get("PASSPORTAL_FAKE_RUN") or _new_run_label()
+        self.run = (
+            given or config.getoption("passportal_run") or os.environ.get("PASSPORTAL_FAKE_RUN") or _new_run_label()
+        )
         self.worker_url: Optional[str] = workerinput.get("passportal_url") if workerinput else None
         self.worker_ca: Optional[str] = workerinput.get("passportal_ca") if workerinput else None
         self._fake: Optional[PassportalFake] = None
@@ -218,7 +223,9 @@ class RunPlugin:
                 + ", ".join(self.written)
             )
         elif self.no_run:
-            terminalreporter.write_line(f"passportal: no session of run {self.run} reached the fake, so no report was written")
+            terminalreporter.write_line(
+                f"passportal: no session of run {self.run} reached the fake, so no report was written"
+            )
         elif self.reports:
             terminalreporter.write_line("passportal: no test used the fake, so no report was written")
         if self.report_failure is not None:
@@ -340,7 +347,9 @@ def passportal_run(pytestconfig: pytest.Config) -> str:
 
 
 @pytest.fixture
-def passportal_session(request: pytest.FixtureRequest, passportal_fake: PassportalFake) -> Generator[Session, None, None]:
+def passportal_session(
+    request: pytest.FixtureRequest, passportal_fake: PassportalFake
+) -> Generator[Session, None, None]:
     """A new session for this test (deleted after it), labelled with the run. Options by the
     ``passportal_session(own_keys=True, fixtures=...)`` marker or an indirect parameter (a dict).
     Declared ``passportal_expect_violation`` markers are set on it first. After the test, its
@@ -353,7 +362,9 @@ def passportal_session(request: pytest.FixtureRequest, passportal_fake: Passport
         options.update(request.param)
     unknown = set(options) - {"own_keys", "fixtures", "expires"}
     if unknown:
-        raise pytest.UsageError(f"passportal_session: unknown option(s) {sorted(unknown)}; use own_keys, fixtures, expires")
+        raise pytest.UsageError(
+            f"passportal_session: unknown option(s) {sorted(unknown)}; use own_keys, fixtures, expires"
+        )
     session = _run_plugin(request.config).create_session(passportal_fake, options)
     try:
         # The counts before anything is declared: a declaration never met then counts as new.

@@ -411,3 +411,39 @@ def test_breaks_the_contract(passportal_session, n):
     for name, text in outputs.items():
         for secret in [admin_token, *kept]:
             assert secret not in text, f"a secret is in {name}"
+
+
+def test_the_fakes_and_the_sessions_options_are_fixtures_a_conftest_overrides(suite, passportal_fake, monkeypatch):
+    """As pytest-httpserver's ``httpserver_listen_address``: a project's conftest.py gives the
+    options once, for every test, without command-line flags."""
+    for name in ("PASSPORTAL_FAKE_URL", "PASSPORTAL_FAKE_IMAGE", "PASSPORTAL_FAKE_COMMAND"):
+        monkeypatch.delenv(name, raising=False)
+    suite.makeconftest(
+        f'''
+import pytest
+
+@pytest.fixture(scope="session")
+def passportal_fake_options():
+    return {{"url": {passportal_fake.url!r}}}
+
+@pytest.fixture
+def passportal_session_options():
+    return {{"own_keys": True, "expires": False}}
+'''
+    )
+    suite.makepyfile(
+        test_options='''
+import json
+
+def test_session(passportal_session, passportal_fake):
+    with open("seen.json", "w") as f:
+        json.dump({"url": passportal_fake.url, "started_here": passportal_fake.started_here,
+                   "keys": len(passportal_session.keys), "id": passportal_session.id}, f)
+'''
+    )
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    seen = json.loads((suite.path / "seen.json").read_text())
+    assert seen["url"] == passportal_fake.url and seen["started_here"] is False
+    assert seen["keys"] >= 1  # own_keys, from the overriding fixture
+    assert seen["id"] not in [s["id"] for s in passportal_fake.admin.sessions()]  # deleted after the test

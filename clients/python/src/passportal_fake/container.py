@@ -12,7 +12,7 @@ import http.client
 import json
 import os
 import socket
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .errors import StartError
 
@@ -62,6 +62,11 @@ class Engine:
         self.timeout = timeout
 
     @property
+    def url(self) -> str:
+        """The engine as ``DOCKER_HOST`` names it: ``unix:///path`` or ``tcp://host:port``."""
+        return f"{self.kind}://{self.address}"
+
+    @property
     def published_host(self) -> str:
         """Where a port the engine publishes is reached."""
         if self.kind == "tcp":
@@ -93,10 +98,19 @@ class Engine:
             raise StartError(f"container engine: {method} {path} answered {status}: {_engine_message(data)}")
         return json.loads(data.decode("utf-8")) if data else None
 
-    def run(self, image: str, env: Mapping[str, str], ports: List[int]) -> str:
-        """Creates and starts a container publishing ``ports`` on free host ports; answers its id."""
+    def run(
+        self,
+        image: str,
+        env: Mapping[str, str],
+        ports: List[int],
+        labels: Optional[Mapping[str, str]] = None,
+        created: Optional[Callable[[str], None]] = None,
+    ) -> str:
+        """Creates and starts a container publishing ``ports`` on free host ports; answers its id.
+        ``created`` is called with the id before the container starts (to guard it)."""
         host_ip = "" if self.kind == "tcp" else "127.0.0.1"
-        created = self.json_call(
+        created_hook = created
+        created_answer = self.json_call(
             "POST",
             "/containers/create",
             {
@@ -104,12 +118,19 @@ class Engine:
                 "Env": [f"{key}={value}" for key, value in env.items()],
                 "ExposedPorts": {f"{port}/tcp": {} for port in ports},
                 "StopTimeout": 10,
+                "Labels": dict(labels or {}),
                 "HostConfig": {
                     "PortBindings": {f"{port}/tcp": [{"HostIp": host_ip, "HostPort": ""}] for port in ports},
                 },
             },
         )
-        container = str(created["Id"])
+        container = str(created_answer["Id"])
+        if created_hook is not None:
+            try:
+                created_hook(container)
+            except BaseException:
+                self.remove(container)
+                raise
         status, data = self.call("POST", f"/containers/{container}/start")
         if status >= 400:
             self.remove(container)

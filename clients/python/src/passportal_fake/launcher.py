@@ -89,6 +89,8 @@ class PassportalFake:
         self._reader: Optional[threading.Thread] = None
         self._engine: Optional[Engine] = None
         self._container: Optional[str] = None
+        # The guard that removes the container should this process end without stop().
+        self._container_guard: Optional[subprocess.Popen[bytes]] = None
         self._temp: Optional[tempfile.TemporaryDirectory[str]] = None
         self._admin: Optional[AdminClient] = None
 
@@ -176,6 +178,15 @@ class PassportalFake:
         container, self._container = self._container, None
         if container is not None and self._engine is not None:
             self._engine.remove(container)
+        guard, self._container_guard = self._container_guard, None
+        if guard is not None:
+            assert guard.stdin is not None
+            guard.stdin.close()  # the container is gone: the guard finds nothing left to remove
+            try:
+                guard.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                guard.kill()
+                guard.wait()
         temp, self._temp = self._temp, None
         if temp is not None:
             temp.cleanup()
@@ -288,7 +299,8 @@ class PassportalFake:
         if self._admin_token:
             env["ADMIN_TOKEN"] = self._admin_token
         ports = [API_PORT, HTTPS_PORT] if self.https else [API_PORT]
-        self._container = self._engine.run(image, env, ports)
+        labels = {CONTAINER_LABEL: str(os.getpid())}
+        self._container = self._engine.run(image, env, ports, labels, created=self._guard_container)
         deadline = time.monotonic() + self._start_timeout
         port = None
         while port is None:
@@ -304,6 +316,25 @@ class PassportalFake:
             https_port = self._engine.host_port(self._container, HTTPS_PORT)
             self.https_url = f"https://{host}:{https_port}" if https_port else None
         self._wait_for_health(self.url, deadline, image)
+
+    def _guard_container(self, container: str) -> None:
+        """Starts the guard that stops and removes the container when this process ends, however
+        it ends (its standard input a pipe this object holds open, as for the npm command)."""
+        assert self._engine is not None
+        guard = [sys.executable, "-I", str(Path(__file__).with_name("_guard.py")), "--grace", f"{GUARD_GRACE:g}"]
+        if threading.current_thread() is threading.main_thread():
+            guard += ["--parent", str(os.getpid())]
+        guard += ["--container", container, "--engine", self._engine.url]
+        try:
+            self._container_guard = subprocess.Popen(
+                guard,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                start_new_session=sys.platform != "win32",
+                creationflags=_GROUP_FLAGS,
+            )
+        except OSError as error:
+            raise StartError(f"cannot start the guard of the container ({shlex.join(guard)}): {error}") from error
 
     def _container_failed_unless_running(self, image: str) -> None:
         if self._engine is not None and self._container is not None and not self._engine.running(self._container):
@@ -356,6 +387,9 @@ class PassportalFake:
 
 #: Seconds the fake gets to drain after SIGTERM before the guard sends SIGKILL.
 GUARD_GRACE = 5.0
+
+#: The label of a container the launcher started: the id of the process that started it.
+CONTAINER_LABEL = "io.passportal-docs-fake.started-by-pid"
 
 # How the guard is started: in a process group of its own, which `_end_group` ends whole should
 # the guard not end by itself (a new session on POSIX; on Windows a new process group, its tree

@@ -2,9 +2,12 @@
 # CI for the Python package (clients/python) and the Python example suite (examples/python).
 #
 #   1. installs what the machine lacks of Debian's python3, python3-venv, python3-pytest,
-#      python3-pytest-xdist, python3-build, python3-httpx, python3-requests and mypy (apt-get, only
-#      the missing ones);
-#   2. type-checks the package (mypy --strict, its settings in pyproject.toml), then builds the wheel and the sdist offline (python3 -m build --no-isolation, Debian's setuptools);
+#      python3-pytest-xdist, python3-build, python3-httpx, python3-requests, mypy and flake8
+#      (apt-get, only the missing ones);
+#   2. lints the package and its tests (Debian's flake8, its settings in clients/python/.flake8:
+#      the project's line length, 120), type-checks the package (mypy --strict, its settings in
+#      pyproject.toml), then builds the wheel and the sdist offline (python3 -m build
+#      --no-isolation, Debian's setuptools);
 #   3. installs the wheel into a fresh virtual environment that sees Debian's pytest, httpx and
 #      xdist (--system-site-packages), and checks what it ships (py.typed, the pytest11 entry point);
 #   4. runs the package's own tests and examples/python against the real fake: started by the
@@ -20,7 +23,7 @@ ROOT=$PWD
 PY=/usr/bin/python3
 
 missing=()
-for package in python3 python3-venv python3-pytest python3-pytest-xdist python3-build python3-httpx python3-requests mypy; do
+for package in python3 python3-venv python3-pytest python3-pytest-xdist python3-build python3-httpx python3-requests mypy flake8; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$package")
   fi
@@ -35,6 +38,9 @@ if [[ ! -f dist/start.js ]]; then
   echo "ci-python: dist/start.js is missing: run npm ci first (it builds the fake)" >&2
   exit 1
 fi
+
+echo "ci-python: linting the package and its tests (flake8)"
+(cd clients/python && /usr/bin/flake8 src tests)
 
 echo "ci-python: type-checking the package (mypy --strict)"
 (cd clients/python && "$PY" -m mypy src/passportal_fake)

@@ -6,6 +6,8 @@
  *
  * - spec/openapi.yaml: the enums that list a catalogue (scripts/spec-enums.ts);
  * - src/contract/operation-ids.ts: the operation ids, from the spec (scripts/operation-ids.ts);
+ * - clients/python/src/passportal_fake/_spec_types.py: the admin API's bodies, queries and answers
+ *   as Python `TypedDict`s and each field's bounds, from the spec (scripts/python-spec-types.ts);
  * - the docs' tables between `<!-- table: NAME -->` markers (scripts/catalogue-tables.ts);
  * - spec/config.schema.json: the config file's schema, from src/config.ts (scripts/config-schema.ts);
  * - docs/decisions.md and docs/live-check.md: the live column and the probe table, from the probe
@@ -24,6 +26,7 @@ import { PAGES, withTables } from './catalogue-tables.js';
 import { configSchema } from './config-schema.js';
 import { committedLedgers } from './live-docs.js';
 import { operationIdsModule } from './operation-ids.js';
+import { PYTHON_SPEC_TYPES_FILE, pythonSpecTypesModule } from './python-spec-types.js';
 import { withSpecEnums } from './spec-enums.js';
 
 export const GENERATE_COMMAND = 'npm run generate';
@@ -56,6 +59,10 @@ export const GENERATED: readonly GeneratedFile[] = [
   {
     file: 'src/contract/operation-ids.ts',
     make: () => operationIdsModule(parse(read('spec/openapi.yaml')) as OpenApiDocument),
+  },
+  {
+    file: PYTHON_SPEC_TYPES_FILE,
+    make: () => pythonSpecTypesModule(parse(read('spec/openapi.yaml')) as OpenApiDocument),
   },
   ...PAGES.map((page) => ({ file: page, make: (text: string) => withTables(page, text) })),
   { file: 'spec/config.schema.json', make: configSchemaText },

@@ -1,31 +1,9 @@
 """The admin client against the real fake: one test per group of operations."""
 
-import json
-import urllib.request
-
 import pytest
+from helpers import KEY_ID, SECRET, api, token_for
 
-from conftest import KEY_ID, SECRET
 from passportal_fake import AdminError, ContractViolationError, get_token
-
-
-def api(base_url, method, path, token=None, body=None):
-    """A bare API call (no proxy): (status, parsed body)."""
-    headers = {"content-type": "application/json"}
-    if token:
-        headers["x-access-token"] = token
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base_url + path, data=data, method=method, headers=headers)
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(request) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-def token_for(session):
-    return get_token(session.base_url, KEY_ID, SECRET)["access_token"]
 
 
 def test_health_and_state(passportal_session):
@@ -65,9 +43,26 @@ def test_journal_reads_one_request_and_clears(passportal_session):
     assert caught.value.status == 404
 
 
+def test_an_argument_out_of_the_spec_bounds_is_refused_before_sending(passportal_session):
+    admin = passportal_session.admin
+    with pytest.raises(ValueError) as low:
+        admin.add_fault(status=99)
+    assert "add_fault: status must be at least 200, not 99 (createFault in the spec)" == str(low.value)
+    with pytest.raises(ValueError) as high:
+        admin.add_rate_limit(per="key", limit=1, window_seconds=86_401)
+    assert "windowSeconds must be at most 86400" in str(high.value)
+    with pytest.raises(ValueError) as other:
+        admin.requests(order="newest")
+    assert "requests: order must be one of 'asc', 'desc'" in str(other.value)
+    with pytest.raises(ValueError) as unknown:
+        admin.update_settings(tokenTtl=60)
+    assert "updateSettings takes no field 'tokenTtl'" in str(unknown.value)
+    assert admin.faults() == [] and admin.rate_limits() == []  # nothing was sent
+
+
 def test_a_refusal_carries_status_and_the_vendor_message(passportal_session):
     with pytest.raises(AdminError) as caught:
-        passportal_session.admin.add_fault(status=99)
+        passportal_session.admin.add_fault(path="api/v2/documents")  # no leading slash
     error = caught.value
     assert error.status == 400
     assert error.body["success"] in (False, "false")

@@ -1,6 +1,7 @@
 import pytest
 
-from conftest import KEY_ID, SECRET
+from helpers import KEY_ID, SECRET
+
 from passportal_fake import ApiError, get_token, sign
 
 

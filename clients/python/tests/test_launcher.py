@@ -10,12 +10,15 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from passportal_fake import PassportalFake, StartError
+from passportal_fake.container import Engine
+from passportal_fake.launcher import CONTAINER_LABEL
 from passportal_fake.transport import send
 
 
@@ -229,13 +232,25 @@ def processes_marked(mark):
     return found
 
 
+def containers_started_by(pid):
+    """The ids of the containers (running or not) the launcher of process ``pid`` started."""
+    label = urllib.parse.quote(json.dumps({"label": [f"{CONTAINER_LABEL}={pid}"]}), safe="")
+    status, body = Engine().call("GET", f"/containers/json?all=1&filters={label}")
+    assert status == 200, body
+    return [c["Id"] for c in json.loads(body)]
+
+
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP", "SIGKILL"])
-def test_the_fake_ends_with_pytest_however_pytest_ends(pytester, monkeypatch, sig):
+def test_the_fake_ends_with_pytest_however_pytest_ends(pytester, monkeypatch, own_start, sig):
     """What a CI runner cancelling a job sends: pytest ends without its teardown, and the fake it
-    started (and the guard watching it) end within seconds."""
+    started (the npm command and the guard watching it, or the image's container) end within
+    seconds."""
     clean_env(monkeypatch)
     mark = f"{sig}-{os.getpid()}-{time.monotonic_ns()}"
-    monkeypatch.setenv("PASSPORTAL_FAKE_COMMAND", shlex.join(["node", str(checkout_start())]))
+    if own_start:
+        monkeypatch.setenv("PASSPORTAL_FAKE_IMAGE", own_start["image"])
+    else:
+        monkeypatch.setenv("PASSPORTAL_FAKE_COMMAND", shlex.join(["node", str(checkout_start())]))
     monkeypatch.setenv("PASSPORTAL_TEST_MARK", mark)
     pytester.makepyfile(
         test_waits='''
@@ -263,7 +278,9 @@ def test_waits(passportal_fake):
         assert answers(url)
         on_linux = sys.platform.startswith("linux")
         if on_linux:
-            assert len(processes_marked(mark)) >= 2  # pytest, the guard, the fake
+            assert len(processes_marked(mark)) >= 2  # pytest, the guard (and the fake's command)
+        if own_start:
+            assert len(containers_started_by(inner.pid)) == 1
         inner.send_signal(getattr(signal, sig))
         inner.wait(30)
         deadline = time.monotonic() + 30
@@ -272,6 +289,11 @@ def test_waits(passportal_fake):
         assert not answers(url), f"the fake outlived pytest ended by {sig}"
         if on_linux:
             assert processes_marked(mark) == [], f"processes of the fake outlived pytest ended by {sig}"
+        if own_start:
+            deadline = time.monotonic() + 30
+            while containers_started_by(inner.pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert containers_started_by(inner.pid) == [], f"the container outlived pytest ended by {sig}"
     finally:
         if inner.poll() is None:
             inner.kill()

@@ -2,14 +2,14 @@
 
 import pytest
 
-from conftest import KEY_ID, SECRET
-from passportal_fake import AdminError, get_token
-from test_admin_client import api
+from helpers import api, token_for
+
+from passportal_fake import AdminError
 
 
 def test_a_declared_violation_is_left_out_and_counted(passportal_session):
     admin = passportal_session.admin
-    token = get_token(passportal_session.base_url, KEY_ID, SECRET)["access_token"]
+    token = token_for(passportal_session)
     expectation = admin.expect_violation(method="GET", path="/api/v2/documents", location="query.pageNum")
     [declared] = admin.expected_violations()
     assert declared["id"] == expectation and declared["met"] == 0 and declared["times"] == 1
@@ -32,7 +32,7 @@ def test_a_declared_violation_is_left_out_and_counted(passportal_session):
 
 def test_rate_limits(passportal_session):
     admin = passportal_session.admin
-    token = get_token(passportal_session.base_url, KEY_ID, SECRET)["access_token"]
+    token = token_for(passportal_session)
     limit = admin.add_rate_limit(per="session", limit=1, window_seconds=60, path="/api/v2/documents")
     assert [r["id"] for r in admin.rate_limits()] == [limit]
     assert api(passportal_session.base_url, "GET", "/api/v2/documents?pageNum=1", token)[0] == 200

@@ -118,7 +118,9 @@ def test_good_page(passportal_session):
         *inner_args, "--passportal-report=json:out/report.json", "--passportal-report=junit:out/report.xml"
     )
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["passportal: run pytest-*, report written to json:out/report.json, junit:out/report.xml"])
+    result.stdout.fnmatch_lines(
+        ["passportal: run pytest-*, report written to json:out/report.json, junit:out/report.xml"]
+    )
     report = json.loads((suite.path / "out/report.json").read_text())
     assert set(report) >= {"coverage", "behaviours"}
     assert ElementTree.parse(suite.path / "out/report.xml").getroot().tag in ("testsuites", "testsuite")
@@ -167,7 +169,9 @@ def test_never_provokes_it(passportal_session):
     )
     result = suite.runpytest_subprocess(*inner_args)
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*expected 1 declared violation that never came*", "*GET /api/v2/documents query.pageNum: met 0 of 1*"])
+    result.stdout.fnmatch_lines(
+        ["*expected 1 declared violation that never came*", "*GET /api/v2/documents query.pageNum: met 0 of 1*"]
+    )
 
 
 def test_xdist_workers_share_one_fake_and_one_run(suite, passportal_fake, monkeypatch):
@@ -290,9 +294,13 @@ def test_makes_its_own_session(passportal_fake, passportal_run):
 @pytest.mark.parametrize("label", ["ci run #42", "team+a", "x" * 129])
 def test_a_run_label_the_fake_refuses_is_a_usage_error(suite, inner_args, monkeypatch, label):
     suite.makepyfile(test_docs="def test_session(passportal_session):\n    assert passportal_session.run\n")
-    result = suite.runpytest_subprocess(*inner_args, f"--passportal-run={label}", "--passportal-report=json:report.json")
+    result = suite.runpytest_subprocess(
+        *inner_args, f"--passportal-run={label}", "--passportal-report=json:report.json"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--passportal-run=*: a run label is 1-128 characters of letters, digits and . _ : @ / -*"])
+    result.stderr.fnmatch_lines(
+        ["*--passportal-run=*: a run label is 1-128 characters of letters, digits and . _ : @ / -*"]
+    )
     assert not (suite.path / "report.json").exists()
     monkeypatch.setenv("PASSPORTAL_FAKE_RUN", label)
     result = suite.runpytest_subprocess(*inner_args)
@@ -324,7 +332,10 @@ AdminClient.create_session = create_without_run
     result = suite.runpytest_subprocess(*inner_args, "--passportal-report=json:report.json")
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines(
-        ["passportal: this fake knows no run labels, so the root's report (not the run's) was written to json:report.json"]
+        [
+            "passportal: this fake knows no run labels, so the root's report (not the run's) "
+            "was written to json:report.json"
+        ]
     )
     result.stdout.no_fnmatch_line("*report written to*")
     assert json.loads((suite.path / "report.json").read_text())["instance"] == "root"
@@ -367,7 +378,9 @@ def page_zero(session):
     key = session.keys[0]
     token = get_token(session.base_url, key["keyId"], key["secret"])["access_token"]
     keep(f"broken-token-{session.id}", token)
-    request = urllib.request.Request(session.base_url + "/api/v2/documents?pageNum=zero", headers={"x-access-token": token})
+    request = urllib.request.Request(
+        session.base_url + "/api/v2/documents?pageNum=zero", headers={"x-access-token": token}
+    )
     try:
         urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request)
     except urllib.error.HTTPError as error:
@@ -398,3 +411,39 @@ def test_breaks_the_contract(passportal_session, n):
     for name, text in outputs.items():
         for secret in [admin_token, *kept]:
             assert secret not in text, f"a secret is in {name}"
+
+
+def test_the_fakes_and_the_sessions_options_are_fixtures_a_conftest_overrides(suite, passportal_fake, monkeypatch):
+    """As pytest-httpserver's ``httpserver_listen_address``: a project's conftest.py gives the
+    options once, for every test, without command-line flags."""
+    for name in ("PASSPORTAL_FAKE_URL", "PASSPORTAL_FAKE_IMAGE", "PASSPORTAL_FAKE_COMMAND"):
+        monkeypatch.delenv(name, raising=False)
+    suite.makeconftest(
+        f'''
+import pytest
+
+@pytest.fixture(scope="session")
+def passportal_fake_options():
+    return {{"url": {passportal_fake.url!r}}}
+
+@pytest.fixture
+def passportal_session_options():
+    return {{"own_keys": True, "expires": False}}
+'''
+    )
+    suite.makepyfile(
+        test_options='''
+import json
+
+def test_session(passportal_session, passportal_fake):
+    with open("seen.json", "w") as f:
+        json.dump({"url": passportal_fake.url, "started_here": passportal_fake.started_here,
+                   "keys": len(passportal_session.keys), "id": passportal_session.id}, f)
+'''
+    )
+    result = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    seen = json.loads((suite.path / "seen.json").read_text())
+    assert seen["url"] == passportal_fake.url and seen["started_here"] is False
+    assert seen["keys"] >= 1  # own_keys, from the overriding fixture
+    assert seen["id"] not in [s["id"] for s in passportal_fake.admin.sessions()]  # deleted after the test

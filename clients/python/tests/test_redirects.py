@@ -27,7 +27,12 @@ class StandIn:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 stand_in.seen.append(
-                    {"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
+                    {
+                        "method": self.command,
+                        "path": self.path,
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                        "body": body,
+                    }
                 )
                 status, headers = stand_in.routes.get(self.path, (200, {}))
                 payload = b'{"id": "f1", "success": true}'

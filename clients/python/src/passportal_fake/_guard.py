@@ -1,8 +1,14 @@
-"""Runs the fake's command and ends it when the process that started it ends, however it ends.
+"""Ends the fake when the process that started it ends, however it ends: its command, or its container.
 
 ``python -I _guard.py [--grace SECONDS] [--parent PID] -- COMMAND...`` is what ``PassportalFake``
 starts in place of the command. The command runs as this process's child, in a process group of
-its own, with this process's output. This process watches two things:
+its own, with this process's output.
+
+``python -I _guard.py [--parent PID] --container ID --engine unix:///PATH|tcp://HOST:PORT`` is
+started beside a container of the image: it runs nothing, and when the launcher's process ends it
+stops and removes the container through the engine's API (as ``docker rm -f`` does).
+
+This process watches two things:
 
 - its standard input, a pipe the launcher holds open and never writes: the kernel closes it when
   the launcher's process ends (a teardown, SIGTERM, SIGHUP, SIGKILL, a crash);
@@ -10,36 +16,83 @@ its own, with this process's output. This process watches two things:
   process holds the pipe's other end open too.
 
 Then, or on SIGTERM or SIGHUP, it sends SIGTERM to the command's group (the fake drains and
-exits), SIGKILL after ``--grace`` seconds to whatever of the group is left, and exits. When the
+exits), SIGKILL after ``--grace`` seconds to whatever of the group is left, and exits; or it
+removes the container. When the
 command ends by itself, this process exits with its status. Standard library only; it is run by
 path, not imported.
 """
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, NamedTuple, Optional
 
 PR_SET_PDEATHSIG = 1
 
 
-def _parse(argv: List[str]) -> Tuple[float, Optional[int], List[str]]:
-    grace, parent = 5.0, None
+class Options(NamedTuple):
+    grace: float
+    parent: Optional[int]
+    container: Optional[str]
+    engine: Optional[str]
+    command: List[str]
+
+
+def _parse(argv: List[str]) -> Options:
+    grace, parent, container, engine = 5.0, None, None, None
     while argv and argv[0] != "--":
         flag, value = argv[0], argv[1] if len(argv) > 1 else ""
         if flag == "--grace":
             grace = float(value)
         elif flag == "--parent":
             parent = int(value)
+        elif flag == "--container":
+            container = value
+        elif flag == "--engine":
+            engine = value
         else:
             raise SystemExit(f"passportal guard: unknown option {flag}")
         argv = argv[2:]
-    return grace, parent, argv[1:]
+    return Options(grace, parent, container, engine, argv[1:])
+
+
+def _engine_call(engine: str, method: str, path: str) -> None:
+    """One call of the Docker Engine API (Docker or Podman) at ``unix:///path`` or ``tcp://host:port``."""
+    kind, _, address = engine.partition("://")
+    if kind == "unix":
+        connection = http.client.HTTPConnection("localhost", timeout=30)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(30)
+        sock.connect(address)
+        connection.sock = sock
+    else:
+        host, _, port = address.rstrip("/").partition(":")
+        connection = http.client.HTTPConnection(host, int(port or 2375), timeout=30)
+    try:
+        connection.request(method, path)
+        connection.getresponse().read()
+    finally:
+        connection.close()
+
+
+def _remove_container(engine: str, container: str, grace: float) -> None:
+    """Stops the container (SIGTERM, SIGKILL after ``grace`` seconds) and removes it; a container
+    already gone is fine."""
+    for method, path in (
+        ("POST", f"/containers/{container}/stop?t={int(grace)}"),
+        ("DELETE", f"/containers/{container}?force=1&v=1"),
+    ):
+        try:
+            _engine_call(engine, method, path)
+        except OSError as error:
+            print(f"passportal guard: {method} {path}: {error}", file=sys.stderr, flush=True)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -111,8 +164,10 @@ def _end(child: "subprocess.Popen[bytes]", grace: float) -> None:
 
 
 def main(argv: List[str]) -> int:
-    grace, parent, command = _parse(argv)
-    if not command:
+    grace, parent, container, engine, command = _parse(argv)
+    if container is not None and engine is None:
+        raise SystemExit("passportal guard: --container needs --engine")
+    if not command and container is None:
         raise SystemExit("passportal guard: no command after --")
     if parent is not None:
         _die_with_parent(parent)
@@ -124,11 +179,6 @@ def main(argv: List[str]) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, on_signal)
-    try:
-        child = _start(command)
-    except OSError as error:
-        print(f"cannot run {command[0]}: {error}", file=sys.stderr, flush=True)
-        return 127
 
     def watch_input() -> None:
         try:
@@ -137,6 +187,18 @@ def main(argv: List[str]) -> int:
         except (OSError, ValueError):
             pass
         ending.set()
+
+    if container is not None and engine is not None:
+        threading.Thread(target=watch_input, name="lifeline", daemon=True).start()
+        while not ending.wait(0.5):
+            pass
+        _remove_container(engine, container, grace)
+        return 0
+    try:
+        child = _start(command)
+    except OSError as error:
+        print(f"cannot run {command[0]}: {error}", file=sys.stderr, flush=True)
+        return 127
 
     threading.Thread(target=watch_input, name="lifeline", daemon=True).start()
     while not ending.wait(0.2):

@@ -1,8 +1,12 @@
 """A client of a running fake's admin API: one method per ``/__admin`` operation of the spec.
 
 Each method's name is the one the spec's ``x-python`` extension gives the operation
-(``spec/openapi.yaml``, tag ``admin``); a parity test holds the two together. Every refusal raises
-``AdminError`` with the status and the vendor-shaped body the fake answered.
+(``spec/openapi.yaml``, tag ``admin``); each parameter is the spec's field of that name in snake
+case (``window_seconds``: ``windowSeconds``) unless ``_FIELD_OF_PARAMETER`` names it. Arguments and
+answers are typed by ``_spec_types`` (made from the spec), and each argument is checked against the
+spec's bounds for its field before anything is sent (``ValueError`` naming the method and the field).
+A parity test (test/clients/python-fields.test.ts) holds the methods to the spec's fields both ways.
+Every refusal of the fake raises ``AdminError`` with the status and the vendor-shaped body it answered.
 """
 
 from __future__ import annotations
@@ -11,12 +15,35 @@ import json
 import ssl
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union, cast
 
+from ._spec_types import (
+    REQUEST_FIELDS,
+    Clock,
+    ExpectedViolation,
+    FieldRule,
+    FixtureSet,
+    Health,
+    JournalEntry,
+    NoticeRecord,
+    Report,
+    RequestList,
+    ScenarioList,
+    SessionCreated,
+    SessionCreatedKeysItem,
+    SessionInfo,
+    Settings,
+    SettingsState,
+    State,
+    ViolationRecord,
+)
 from .errors import AdminError, ContractViolationError
 from .transport import parse_json, redirect_refusal, send
 
 Json = Dict[str, Any]
+
+# The parameters whose name is not their field's in snake case: parameter -> the spec's field.
+_FIELD_OF_PARAMETER = {"seconds": "advanceSeconds", "unix_seconds": "now", "own_keys": "keys"}
 
 
 @dataclass
@@ -31,9 +58,9 @@ class Session:
     id: str
     base_url: str
     admin: "AdminClient"
-    keys: List[Json] = field(default_factory=list, repr=False)
+    keys: List[SessionCreatedKeysItem] = field(default_factory=list, repr=False)
     run: Optional[str] = None
-    raw: Json = field(default_factory=dict, repr=False)
+    raw: SessionCreated = field(default_factory=lambda: SessionCreated(id="", baseUrl=""), repr=False)
 
 
 class AdminClient:
@@ -61,47 +88,75 @@ class AdminClient:
 
     # --- the instance -------------------------------------------------------------------------
 
-    def health(self) -> Json:
+    def health(self) -> Health:
         """``GET /__admin/health``: ``{"status": "ok", ...}``."""
-        return self._call("GET", "/health")
+        return cast(Health, self._call("GET", "/health"))
 
     def reset(self) -> None:
         """Restores the loaded fixtures and clears the journal, faults, clock and expectations."""
         self._call("POST", "/reset")
 
-    def load_fixtures(self, fixtures: Mapping[str, Any]) -> int:
+    def load_fixtures(self, fixtures: FixtureSet) -> int:
         """Replaces the state with a fixture set (the new reset point); answers its documents' count."""
-        return int(self._call("PUT", "/fixtures", fixtures).get("documents", 0))
+        return int(self._call("PUT", "/fixtures", dict(fixtures)).get("documents", 0))
 
-    def state(self) -> Json:
+    def state(self) -> State:
         """The current organizations, clients, templates, documents and API keys."""
-        return self._call("GET", "/state")
+        return cast(State, self._call("GET", "/state"))
 
-    def settings(self) -> Json:
+    def settings(self) -> SettingsState:
         """The run-time settings."""
-        return self._call("GET", "/settings")
+        return cast(SettingsState, self._call("GET", "/settings"))
 
-    def update_settings(self, changes: Optional[Mapping[str, Any]] = None, **more: Any) -> Json:
-        """Changes run-time settings (``tokenTtlSeconds=60``, ...); answers them all."""
-        return self._call("PUT", "/settings", {**(changes or {}), **more})
+    def update_settings(self, changes: Optional[Settings] = None, **more: Any) -> SettingsState:
+        """Changes run-time settings (``tokenTtlSeconds=60``, ...); answers them all. Each is
+        checked against the spec's bounds (``ValueError`` naming it) before anything is sent."""
+        body = _checked("updateSettings", "update_settings", {**(changes or {}), **more})
+        return cast(SettingsState, self._call("PUT", "/settings", body))
 
     # --- the journal and its findings ----------------------------------------------------------
 
-    def requests(self, **filters: Any) -> Json:
-        """One page of the journal: ``{"count", "requests"}``. Filters: ``method``, ``path``
-        (``*`` suffix: a prefix), ``violations``, ``notices``, ``status``, ``since``, ``order``,
-        ``limit``, ``offset``."""
-        return self._call("GET", "/requests" + _query(filters))
+    def requests(
+        self,
+        method: Optional[str] = None,
+        path: Optional[str] = None,
+        violations: Optional[bool] = None,
+        notices: Optional[bool] = None,
+        order: Optional[str] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        status: Optional[int] = None,
+        since: Optional[int] = None,
+    ) -> RequestList:
+        """One page of the journal: ``{"count", "requests"}``, ``limit`` entries (1..1000, default
+        100) from ``offset``. Filters: ``method``, ``path`` (``*`` suffix: a prefix),
+        ``violations``/``notices`` (only requests with them), ``status``, ``since`` (journal ids
+        above it); ``order``: ``asc`` or ``desc``."""
+        query = _fields(
+            "listRequests",
+            "requests",
+            method=method,
+            path=path,
+            violations=violations,
+            notices=notices,
+            order=order,
+            limit=limit,
+            offset=offset,
+            status=status,
+            since=since,
+        )
+        return cast(RequestList, self._call("GET", "/requests" + _query(query)))
 
-    def request(self, request_id: int) -> Json:
+    def request(self, request_id: int) -> JournalEntry:
         """One journaled request, whole."""
-        return self._call("GET", f"/requests/{int(request_id)}")
+        ids = _fields("getRequest", "request", request_id=int(request_id))
+        return cast(JournalEntry, self._call("GET", f"/requests/{ids['requestId']}"))
 
     def clear_requests(self) -> None:
         """Empties the journal."""
         self._call("DELETE", "/requests")
 
-    def violations(self) -> List[Json]:
+    def violations(self) -> List[ViolationRecord]:
         """One record per journaled request that broke the contract (expected ones left out)."""
         return list(self._call("GET", "/violations").get("violations", []))
 
@@ -114,21 +169,22 @@ class AdminClient:
         if records or unmet:
             raise ContractViolationError(records, unmet, self.base_url)
 
-    def notices(self) -> List[Json]:
+    def notices(self) -> List[NoticeRecord]:
         """One record per request that relied on something the documentation does not promise."""
         return list(self._call("GET", "/notices").get("notices", []))
 
     def report(
         self, format: str = "json", run: Optional[str] = None, tenant: Optional[str] = None
-    ) -> Union[Json, str]:
+    ) -> Union[Report, str]:
         """The verdict for CI: the report object (``json``), or the text of ``junit``, ``ctrf``
         (as text) or ``markdown``. ``run``: the report of every session labelled with that run
         (at the root URL); ``tenant``: whose run it is, with ``--tenants`` (the operator's token;
         a tenant's token reads its own runs without it)."""
-        query = _query({"format": None if format == "json" else format, "run": run, "tenant": tenant})
+        fields = _fields("getReport", "report", format=format, run=run, tenant=tenant)
         if format == "json":
-            return self._call("GET", "/report" + query)
-        return self._call_text("GET", "/report" + query)
+            del fields["format"]  # the default: a fake from before the other formats takes it too
+            return cast(Report, self._call("GET", "/report" + _query(fields)))
+        return self._call_text("GET", "/report" + _query(fields))
 
     def har(self) -> Json:
         """The journal as an HTTP Archive (HAR 1.2): credentials redacted, each entry's findings
@@ -138,7 +194,7 @@ class AdminClient:
     def clear_report(self, run: Optional[str] = None, tenant: Optional[str] = None) -> None:
         """Forgets what the report holds (of this instance, or of the run ``run``, the tenant
         ``tenant``'s with ``--tenants``)."""
-        self._call("DELETE", "/report" + _query({"run": run, "tenant": tenant}))
+        self._call("DELETE", "/report" + _query(_fields("clearReport", "clear_report", run=run, tenant=tenant)))
 
     # --- expected violations -------------------------------------------------------------------
 
@@ -153,10 +209,12 @@ class AdminClient:
         faults match it (``*`` suffix: a prefix), ``location`` the violation's (``body/colour``,
         ``query.pageNum``), ``times`` default 1. Left out of ``violations()``; one never met
         fails ``expect_no_violations()``."""
-        body = _present(method=method, path=path, location=location, times=times)
+        body = _fields(
+            "createExpectedViolation", "expect_violation", method=method, path=path, location=location, times=times
+        )
         return str(self._call("POST", "/expected-violations", body)["id"])
 
-    def expected_violations(self) -> List[Json]:
+    def expected_violations(self) -> List[ExpectedViolation]:
         """The declarations, each with how many violations met it (``met``)."""
         return list(self._call("GET", "/expected-violations").get("expectedViolations", []))
 
@@ -166,7 +224,8 @@ class AdminClient:
 
     def remove_expected_violation(self, expectation_id: str) -> None:
         """Removes one declaration (``AdminError`` 404 when unknown)."""
-        self._call("DELETE", f"/expected-violations/{_segment(expectation_id)}")
+        ids = _fields("deleteExpectedViolation", "remove_expected_violation", expectation_id=expectation_id)
+        self._call("DELETE", f"/expected-violations/{_segment(ids['expectationId'])}")
 
     # --- faults, rate limits, scenarios ---------------------------------------------------------
 
@@ -187,12 +246,14 @@ class AdminClient:
         """Makes matching requests fail: answer ``status`` with ``body`` (and ``headers``), wait
         ``delay_ms`` first, or ``drop`` the connection; ``times`` matches only, with
         ``probability`` (0..1, ``seed``), after skipping the first ``after``. Answers its id."""
-        fault = _present(
+        fault = _fields(
+            "createFault",
+            "add_fault",
             method=method,
             path=path,
             status=status,
             body=body,
-            delayMs=delay_ms,
+            delay_ms=delay_ms,
             times=times,
             drop=drop,
             headers=dict(headers) if headers is not None else None,
@@ -212,7 +273,8 @@ class AdminClient:
 
     def remove_fault(self, fault_id: str) -> None:
         """Removes one fault (``AdminError`` 404 when unknown)."""
-        self._call("DELETE", f"/faults/{_segment(fault_id)}")
+        ids = _fields("deleteFault", "remove_fault", fault_id=fault_id)
+        self._call("DELETE", f"/faults/{_segment(ids['faultId'])}")
 
     def add_rate_limit(
         self,
@@ -224,7 +286,15 @@ class AdminClient:
     ) -> str:
         """Answers 429 past ``limit`` requests per ``window_seconds``, counted ``per`` ``key``,
         ``token``, ``session`` or ``instance``; answers its id."""
-        body = _present(per=per, limit=limit, windowSeconds=window_seconds, method=method, path=path)
+        body = _fields(
+            "createRateLimit",
+            "add_rate_limit",
+            per=per,
+            limit=limit,
+            window_seconds=window_seconds,
+            method=method,
+            path=path,
+        )
         return str(self._call("POST", "/rate-limits", body)["id"])
 
     def rate_limits(self) -> List[Json]:
@@ -237,18 +307,24 @@ class AdminClient:
 
     def remove_rate_limit(self, rate_limit_id: str) -> None:
         """Removes one rate limit."""
-        self._call("DELETE", f"/rate-limits/{_segment(rate_limit_id)}")
+        ids = _fields("deleteRateLimit", "remove_rate_limit", rate_limit_id=rate_limit_id)
+        self._call("DELETE", f"/rate-limits/{_segment(ids['rateLimitId'])}")
 
-    def scenarios(self) -> Json:
+    def scenarios(self) -> ScenarioList:
         """``{"scenarios": [{name, description, catches, parameters}], "applied": [...]}``."""
-        return self._call("GET", "/scenarios")
+        return cast(ScenarioList, self._call("GET", "/scenarios"))
 
     def apply_scenario(self, name: str, steps: Optional[Sequence[Mapping[str, Any]]] = None, **parameters: Any) -> str:
         """Applies a built-in scenario (``token-expires-mid-crawl``, ``throttled``, ``flaky``,
         ``changed-under-you``) with its parameters, or one of your own ``steps``; answers its id."""
-        body: Json = {"name": name, **parameters}
-        if steps is not None:
-            body["steps"] = [dict(step) for step in steps]
+        body = _fields(
+            "applyScenario",
+            "apply_scenario",
+            name=name,
+            steps=[dict(step) for step in steps] if steps is not None else None,
+        )
+        # A built-in scenario's own parameters: the spec leaves them open (its catalogue lists them).
+        body.update(parameters)
         return str(self._call("POST", "/scenarios", body)["id"])
 
     def clear_scenarios(self) -> None:
@@ -257,17 +333,17 @@ class AdminClient:
 
     # --- clock and tokens ---------------------------------------------------------------------
 
-    def clock(self) -> Json:
+    def clock(self) -> Clock:
         """``{"now", "offsetSeconds"}``."""
-        return self._call("GET", "/clock")
+        return cast(Clock, self._call("GET", "/clock"))
 
-    def advance_clock(self, seconds: int) -> Json:
+    def advance_clock(self, seconds: int) -> Clock:
         """Moves the clock forward (past a token's ``expiry_time`` expires it)."""
-        return self._call("POST", "/clock", {"advanceSeconds": seconds})
+        return cast(Clock, self._call("POST", "/clock", _fields("setClock", "advance_clock", seconds=seconds)))
 
-    def set_clock(self, unix_seconds: int) -> Json:
+    def set_clock(self, unix_seconds: int) -> Clock:
         """Sets the clock to an absolute time."""
-        return self._call("POST", "/clock", {"now": unix_seconds})
+        return cast(Clock, self._call("POST", "/clock", _fields("setClock", "set_clock", unix_seconds=unix_seconds)))
 
     def revoke_tokens(self) -> int:
         """Invalidates every token issued so far; answers how many were still usable."""
@@ -279,40 +355,43 @@ class AdminClient:
         self,
         own_keys: bool = False,
         run: Optional[str] = None,
-        fixtures: Optional[Mapping[str, Any]] = None,
+        fixtures: Optional[FixtureSet] = None,
         expires: Optional[bool] = None,
     ) -> Session:
         """A new isolated session (its own state, journal, faults, clock). ``own_keys``: API keys
         of its own (in ``keys``, with secrets), which reach it at the root URL too; ``run``: the
         run label its report joins."""
-        body = _present(
-            keys="own" if own_keys else None,
+        body = _fields(
+            "createSession",
+            "create_session",
+            own_keys="own" if own_keys else None,
             run=run,
             fixtures=dict(fixtures) if fixtures is not None else None,
             expires=expires,
         )
-        created = self._call("POST", "/sessions", body)
+        created = cast(SessionCreated, self._call("POST", "/sessions", body))
         admin = AdminClient(created["baseUrl"], self._admin_token, self._ssl_context, self._timeout)
         return Session(
             id=str(created["id"]),
             base_url=str(created["baseUrl"]),
             admin=admin,
             keys=list(created.get("keys") or []),
-            run=created.get("run", run),
+            run=run,
             raw=created,
         )
 
-    def sessions(self) -> List[Json]:
+    def sessions(self) -> List[SessionInfo]:
         """The live sessions."""
         return list(self._call("GET", "/sessions").get("sessions", []))
 
     def delete_session(self, session_id: str) -> None:
         """Deletes a session (``AdminError`` 404 when unknown)."""
-        self._call("DELETE", f"/sessions/{_segment(session_id)}")
+        ids = _fields("deleteSession", "delete_session", session_id=session_id)
+        self._call("DELETE", f"/sessions/{_segment(ids['sessionId'])}")
 
     # --- the wire -----------------------------------------------------------------------------
 
-    def _expected_or_none(self) -> List[Json]:
+    def _expected_or_none(self) -> List[ExpectedViolation]:
         try:
             return self.expected_violations()
         except AdminError as error:
@@ -349,8 +428,52 @@ class AdminClient:
         return answer.decode("utf-8")
 
 
-def _present(**values: Any) -> Json:
-    return {key: value for key, value in values.items() if value is not None}
+def _field_name(parameter: str) -> str:
+    """The spec's name of a method's parameter: ``window_seconds`` -> ``windowSeconds``."""
+    if parameter in _FIELD_OF_PARAMETER:
+        return _FIELD_OF_PARAMETER[parameter]
+    head, *rest = parameter.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _fields(operation: str, method: str, /, **parameters: Any) -> Json:
+    """The given parameters (``None``: left out) by their names in the spec, each checked against
+    the spec's bounds for it."""
+    return _checked(operation, method, {_field_name(k): v for k, v in parameters.items()})
+
+
+def _checked(operation: str, method: str, fields: Mapping[str, Any]) -> Json:
+    rules = REQUEST_FIELDS[operation]
+    present: Json = {}
+    for name, value in fields.items():
+        if value is None:
+            continue
+        rule = rules.get(name)
+        if rule is None:
+            known = ", ".join(sorted(rules)) or "none"
+            raise ValueError(f"{method}: {operation} takes no field {name!r} (it takes: {known})")
+        problem = _out_of_bounds(rule, value)
+        if problem is not None:
+            raise ValueError(f"{method}: {name} {problem}, not {value!r} ({operation} in the spec)")
+        present[name] = value
+    return present
+
+
+def _out_of_bounds(rule: FieldRule, value: Any) -> Optional[str]:
+    """What is wrong with a value by the spec's bounds, or ``None``."""
+    if rule.enum is not None and value not in rule.enum:
+        return "must be one of " + ", ".join(repr(v) for v in rule.enum)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if rule.minimum is not None and value < rule.minimum:
+            return f"must be at least {rule.minimum}"
+        if rule.maximum is not None and value > rule.maximum:
+            return f"must be at most {rule.maximum}"
+    if isinstance(value, str):
+        if rule.minLength is not None and len(value) < rule.minLength:
+            return f"must be at least {rule.minLength} characters"
+        if rule.maxLength is not None and len(value) > rule.maxLength:
+            return f"must be at most {rule.maxLength} characters"
+    return None
 
 
 def _query(values: Mapping[str, Any]) -> str:

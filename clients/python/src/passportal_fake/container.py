@@ -12,7 +12,7 @@ import http.client
 import json
 import os
 import socket
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .errors import StartError
 
@@ -36,9 +36,9 @@ def find_engine() -> Tuple[str, str]:
     """(``unix`` and a socket path, or ``tcp`` and ``host:port``) of the engine to use."""
     host = os.environ.get("DOCKER_HOST", "")
     if host.startswith("unix://"):
-        return "unix", host[len("unix://") :]
+        return "unix", host[len("unix://"):]
     if host.startswith("tcp://"):
-        return "tcp", host[len("tcp://") :].rstrip("/")
+        return "tcp", host[len("tcp://"):].rstrip("/")
     if host:
         raise StartError(f"DOCKER_HOST={host} is not unix:// or tcp://; passportal_fake speaks to those only")
     candidates = ["/var/run/docker.sock", "/run/podman/podman.sock"]
@@ -60,6 +60,11 @@ class Engine:
     def __init__(self, timeout: float = 60.0) -> None:
         self.kind, self.address = find_engine()
         self.timeout = timeout
+
+    @property
+    def url(self) -> str:
+        """The engine as ``DOCKER_HOST`` names it: ``unix:///path`` or ``tcp://host:port``."""
+        return f"{self.kind}://{self.address}"
 
     @property
     def published_host(self) -> str:
@@ -93,10 +98,19 @@ class Engine:
             raise StartError(f"container engine: {method} {path} answered {status}: {_engine_message(data)}")
         return json.loads(data.decode("utf-8")) if data else None
 
-    def run(self, image: str, env: Mapping[str, str], ports: List[int]) -> str:
-        """Creates and starts a container publishing ``ports`` on free host ports; answers its id."""
+    def run(
+        self,
+        image: str,
+        env: Mapping[str, str],
+        ports: List[int],
+        labels: Optional[Mapping[str, str]] = None,
+        created: Optional[Callable[[str], None]] = None,
+    ) -> str:
+        """Creates and starts a container publishing ``ports`` on free host ports; answers its id.
+        ``created`` is called with the id before the container starts (to guard it)."""
         host_ip = "" if self.kind == "tcp" else "127.0.0.1"
-        created = self.json_call(
+        created_hook = created
+        created_answer = self.json_call(
             "POST",
             "/containers/create",
             {
@@ -104,12 +118,19 @@ class Engine:
                 "Env": [f"{key}={value}" for key, value in env.items()],
                 "ExposedPorts": {f"{port}/tcp": {} for port in ports},
                 "StopTimeout": 10,
+                "Labels": dict(labels or {}),
                 "HostConfig": {
                     "PortBindings": {f"{port}/tcp": [{"HostIp": host_ip, "HostPort": ""}] for port in ports},
                 },
             },
         )
-        container = str(created["Id"])
+        container = str(created_answer["Id"])
+        if created_hook is not None:
+            try:
+                created_hook(container)
+            except BaseException:
+                self.remove(container)
+                raise
         status, data = self.call("POST", f"/containers/{container}/start")
         if status >= 400:
             self.remove(container)
@@ -151,9 +172,8 @@ def _demultiplex(data: bytes) -> str:
         out = bytearray()
         offset = 0
         while offset + 8 <= len(data):
-            size = int.from_bytes(data[offset + 4 : offset + 8], "big")
-            out += data[offset + 8 : offset + 8 + size]
+            size = int.from_bytes(data[offset + 4:offset + 8], "big")
+            out += data[offset + 8:offset + 8 + size]
             offset += 8 + size
         data = bytes(out)
     return data.decode("utf-8", "replace")
-

@@ -85,8 +85,12 @@ class PassportalFake:
         # The guard's standard input, held open and never written: it closes when this process ends.
         self._lifeline: Optional[Any] = None
         self._output: Deque[str] = deque(maxlen=400)
+        # The thread reading the command's output: it ends at the end of that output.
+        self._reader: Optional[threading.Thread] = None
         self._engine: Optional[Engine] = None
         self._container: Optional[str] = None
+        # The guard that removes the container should this process end without stop().
+        self._container_guard: Optional[subprocess.Popen[bytes]] = None
         self._temp: Optional[tempfile.TemporaryDirectory[str]] = None
         self._admin: Optional[AdminClient] = None
 
@@ -174,6 +178,15 @@ class PassportalFake:
         container, self._container = self._container, None
         if container is not None and self._engine is not None:
             self._engine.remove(container)
+        guard, self._container_guard = self._container_guard, None
+        if guard is not None:
+            assert guard.stdin is not None
+            guard.stdin.close()  # the container is gone: the guard finds nothing left to remove
+            try:
+                guard.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                guard.kill()
+                guard.wait()
         temp, self._temp = self._temp, None
         if temp is not None:
             temp.cleanup()
@@ -200,7 +213,9 @@ class PassportalFake:
                         )
                     return [shutil.which("node") or "node", str(start)]
         if checkout:
-            raise StartError(f"PASSPORTAL_FAKE_CHECKOUT={checkout} holds no built fake (dist/start.js): run npm ci there")
+            raise StartError(
+                f"PASSPORTAL_FAKE_CHECKOUT={checkout} holds no built fake (dist/start.js): run npm ci there"
+            )
         raise StartError(
             f"cannot start the fake: no {PACKAGE_NAME} is installed here (no built dist/start.js in "
             f"node_modules/{PACKAGE_NAME} or a checkout of it, in {Path.cwd()} or a folder above), and "
@@ -265,7 +280,8 @@ class PassportalFake:
                         ready.set()
             ready.set()
 
-        threading.Thread(target=read, name="passportal-fake-output", daemon=True).start()
+        self._reader = threading.Thread(target=read, name="passportal-fake-output", daemon=True)
+        self._reader.start()
         if not ready.wait(self._start_timeout) or "url" not in found or (self.https and "httpsUrl" not in found):
             code = process.poll()
             why = f"exited with status {code}" if code is not None else f"did not start in {self._start_timeout:g} s"
@@ -283,7 +299,8 @@ class PassportalFake:
         if self._admin_token:
             env["ADMIN_TOKEN"] = self._admin_token
         ports = [API_PORT, HTTPS_PORT] if self.https else [API_PORT]
-        self._container = self._engine.run(image, env, ports)
+        labels = {CONTAINER_LABEL: str(os.getpid())}
+        self._container = self._engine.run(image, env, ports, labels, created=self._guard_container)
         deadline = time.monotonic() + self._start_timeout
         port = None
         while port is None:
@@ -299,6 +316,25 @@ class PassportalFake:
             https_port = self._engine.host_port(self._container, HTTPS_PORT)
             self.https_url = f"https://{host}:{https_port}" if https_port else None
         self._wait_for_health(self.url, deadline, image)
+
+    def _guard_container(self, container: str) -> None:
+        """Starts the guard that stops and removes the container when this process ends, however
+        it ends (its standard input a pipe this object holds open, as for the npm command)."""
+        assert self._engine is not None
+        guard = [sys.executable, "-I", str(Path(__file__).with_name("_guard.py")), "--grace", f"{GUARD_GRACE:g}"]
+        if threading.current_thread() is threading.main_thread():
+            guard += ["--parent", str(os.getpid())]
+        guard += ["--container", container, "--engine", self._engine.url]
+        try:
+            self._container_guard = subprocess.Popen(
+                guard,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                start_new_session=sys.platform != "win32",
+                creationflags=_GROUP_FLAGS,
+            )
+        except OSError as error:
+            raise StartError(f"cannot start the guard of the container ({shlex.join(guard)}): {error}") from error
 
     def _container_failed_unless_running(self, image: str) -> None:
         if self._engine is not None and self._container is not None and not self._engine.running(self._container):
@@ -331,7 +367,10 @@ class PassportalFake:
     def _fetch_ca(self) -> None:
         status, _, body = send("GET", f"{self.url}/__admin/tls/ca.pem", timeout=10)
         if status != 200:
-            raise StartError(f"the fake at {self.url} serves no CA (GET /__admin/tls/ca.pem answered {status}): start it with HTTPS on")
+            raise StartError(
+                f"the fake at {self.url} serves no CA (GET /__admin/tls/ca.pem answered {status}): "
+                "start it with HTTPS on"
+            )
         if self._temp is None:
             self._temp = tempfile.TemporaryDirectory(prefix="passportal-fake-")
         path = Path(self._temp.name) / "ca.pem"
@@ -339,12 +378,18 @@ class PassportalFake:
         self.ca_path = str(path)
 
     def _tail(self) -> str:
-        time.sleep(0.1)  # the reader thread's last lines
+        # An exited command's last lines: the reader ends once it has read them all (the guard
+        # ends the command's group, so nothing else holds the pipe open for long).
+        if self._reader is not None and self._process is not None and self._process.poll() is not None:
+            self._reader.join(timeout=5)
         return "\n".join(self._output) or "(nothing)"
 
 
 #: Seconds the fake gets to drain after SIGTERM before the guard sends SIGKILL.
 GUARD_GRACE = 5.0
+
+#: The label of a container the launcher started: the id of the process that started it.
+CONTAINER_LABEL = "io.passportal-docs-fake.started-by-pid"
 
 # How the guard is started: in a process group of its own, which `_end_group` ends whole should
 # the guard not end by itself (a new session on POSIX; on Windows a new process group, its tree
@@ -408,7 +453,8 @@ def _unsafe_to_run(package: Path) -> Optional[str]:
     if sys.platform == "win32":
         return None
     files = [package / "package.json", package / "dist" / "start.js"]
-    files += [package / "dist" / name for name in ("compile-cache.js", "bundle/fake.cjs") if (package / "dist" / name).exists()]
+    built = [package / "dist" / name for name in ("compile-cache.js", "bundle/fake.cjs")]
+    files += [path for path in built if path.exists()]
     seen = set()
     for file in files:
         for path in (Path(os.path.abspath(file)), Path(os.path.realpath(file))):

@@ -49,7 +49,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--passportal-image",
         default=None,
-        help="start this image of the fake with Docker or Podman (default: $PASSPORTAL_FAKE_IMAGE; else the npm command)",
+        help=(
+            "start this image of the fake with Docker or Podman "
+            "(default: $PASSPORTAL_FAKE_IMAGE; else the npm command)"
+        ),
     )
     group.addoption(
         "--passportal-https",
@@ -121,7 +124,9 @@ class RunPlugin:
         workerinput: Optional[Dict[str, Any]] = getattr(config, "workerinput", None)
         self.is_worker = workerinput is not None
         given = workerinput.get("passportal_run") if workerinput else None
-        self.run = given or config.getoption("passportal_run") or os.environ.get("PASSPORTAL_FAKE_RUN") or _new_run_label()
+        self.run = (
+            given or config.getoption("passportal_run") or os.environ.get("PASSPORTAL_FAKE_RUN") or _new_run_label()
+        )
         self.worker_url: Optional[str] = workerinput.get("passportal_url") if workerinput else None
         self.worker_ca: Optional[str] = workerinput.get("passportal_ca") if workerinput else None
         self._fake: Optional[PassportalFake] = None
@@ -131,12 +136,28 @@ class RunPlugin:
         self.report_failure: Optional[str] = None
         self.no_run = False
 
-    def fake(self) -> PassportalFake:
-        """The run's fake, started on first use."""
+    def default_options(self) -> Dict[str, Any]:
+        """How the fake is started by default: the command line's options (and the environment,
+        which ``PassportalFake`` reads)."""
+        option = self.config.getoption
+        return {"url": option("passportal_url"), "image": option("passportal_image"),
+                "https": bool(option("passportal_https"))}
+
+    def fake(self, options: Optional[Dict[str, Any]] = None) -> PassportalFake:
+        """The run's fake, started on first use with ``options`` (``PassportalFake``'s keyword
+        arguments; by default the command line's)."""
         if self._fake is None:
-            option = self.config.getoption
-            url = self.worker_url or option("passportal_url")
-            fake = PassportalFake(url=url, image=option("passportal_image"), https=bool(option("passportal_https")))
+            options = dict(self.default_options() if options is None else options)
+            if self.worker_url:
+                if options != self.default_options():
+                    raise pytest.UsageError(
+                        "passportal_fake_options is overridden, but under pytest-xdist the controller starts "
+                        "the fake before any fixture runs, from the command line and the environment: give "
+                        "the options there (--passportal-url, --passportal-image, PASSPORTAL_FAKE_*), or run "
+                        "without -n"
+                    )
+                options["url"] = self.worker_url
+            fake = PassportalFake(**options)
             if self.worker_ca:
                 fake.ca_path = self.worker_ca
             fake.start()
@@ -218,7 +239,9 @@ class RunPlugin:
                 + ", ".join(self.written)
             )
         elif self.no_run:
-            terminalreporter.write_line(f"passportal: no session of run {self.run} reached the fake, so no report was written")
+            terminalreporter.write_line(
+                f"passportal: no session of run {self.run} reached the fake, so no report was written"
+            )
         elif self.reports:
             terminalreporter.write_line("passportal: no test used the fake, so no report was written")
         if self.report_failure is not None:
@@ -327,10 +350,19 @@ def _run_plugin(config: pytest.Config) -> RunPlugin:
 
 
 @pytest.fixture(scope="session")
-def passportal_fake(pytestconfig: pytest.Config) -> PassportalFake:
+def passportal_fake_options(pytestconfig: pytest.Config) -> Dict[str, Any]:
+    """How the run's fake is started: ``PassportalFake``'s keyword arguments (``url``, ``image``,
+    ``command``, ``https``, ``fixtures``, ``env``, ``admin_token``, ``start_timeout``), by default
+    from the command line and the environment. Override it (a session-scoped fixture of the same
+    name in a ``conftest.py``) to start the fake your way, e.g. ``{"fixtures": "my-fixtures.json"}``."""
+    return _run_plugin(pytestconfig).default_options()
+
+
+@pytest.fixture(scope="session")
+def passportal_fake(pytestconfig: pytest.Config, passportal_fake_options: Dict[str, Any]) -> PassportalFake:
     """The run's fake (started once, stopped at the end of the run): ``url``, ``admin``,
     ``proxy_url()``, ``ca_path``."""
-    return _run_plugin(pytestconfig).fake()
+    return _run_plugin(pytestconfig).fake(passportal_fake_options)
 
 
 @pytest.fixture
@@ -340,20 +372,33 @@ def passportal_run(pytestconfig: pytest.Config) -> str:
 
 
 @pytest.fixture
-def passportal_session(request: pytest.FixtureRequest, passportal_fake: PassportalFake) -> Generator[Session, None, None]:
-    """A new session for this test (deleted after it), labelled with the run. Options by the
-    ``passportal_session(own_keys=True, fixtures=...)`` marker or an indirect parameter (a dict).
-    Declared ``passportal_expect_violation`` markers are set on it first. After the test, its
-    violations fail the test."""
+def passportal_session_options(request: pytest.FixtureRequest) -> Dict[str, Any]:
+    """How the test's session is created (``own_keys``, ``fixtures``, ``expires``): by default from
+    the ``passportal_session(...)`` marker. Override it (a fixture of the same name in a
+    ``conftest.py``, a module or a class) to give a group of tests the same sessions."""
     options: Dict[str, Any] = {}
     marker = request.node.get_closest_marker("passportal_session")
     if marker is not None:
         options.update(marker.kwargs)
+    return options
+
+
+@pytest.fixture
+def passportal_session(
+    request: pytest.FixtureRequest, passportal_fake: PassportalFake, passportal_session_options: Dict[str, Any]
+) -> Generator[Session, None, None]:
+    """A new session for this test (deleted after it), labelled with the run. Options by
+    ``passportal_session_options`` (the ``passportal_session(own_keys=True, fixtures=...)`` marker
+    by default) and an indirect parameter (a dict). Declared ``passportal_expect_violation``
+    markers are set on it first. After the test, its violations fail the test."""
+    options: Dict[str, Any] = dict(passportal_session_options)
     if isinstance(getattr(request, "param", None), dict):
         options.update(request.param)
     unknown = set(options) - {"own_keys", "fixtures", "expires"}
     if unknown:
-        raise pytest.UsageError(f"passportal_session: unknown option(s) {sorted(unknown)}; use own_keys, fixtures, expires")
+        raise pytest.UsageError(
+            f"passportal_session: unknown option(s) {sorted(unknown)}; use own_keys, fixtures, expires"
+        )
     session = _run_plugin(request.config).create_session(passportal_fake, options)
     try:
         # The counts before anything is declared: a declaration never met then counts as new.

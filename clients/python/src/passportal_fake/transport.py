@@ -22,8 +22,6 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 #: Most same-origin 307/308 redirects one call follows.
 MAX_REDIRECTS = 5
 
-_OPENER_BY_CONTEXT: Dict[int, urllib.request.OpenerDirector] = {}
-
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """Hands every redirect back to ``send`` (as an ``HTTPError``) instead of following it."""
@@ -41,15 +39,12 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def _opener(context: Optional[ssl.SSLContext]) -> urllib.request.OpenerDirector:
-    key = id(context)
-    opener = _OPENER_BY_CONTEXT.get(key)
-    if opener is None:
-        handlers: List[urllib.request.BaseHandler] = [urllib.request.ProxyHandler({}), _NoRedirect()]
-        if context is not None:
-            handlers.append(urllib.request.HTTPSHandler(context=context))
-        opener = urllib.request.build_opener(*handlers)
-        _OPENER_BY_CONTEXT[key] = opener
-    return opener
+    """An opener for one call: no proxy, no redirect followed, the caller's TLS context. Made per
+    call (it costs microseconds), so nothing outlives the context it was made with."""
+    handlers: List[urllib.request.BaseHandler] = [urllib.request.ProxyHandler({}), _NoRedirect()]
+    if context is not None:
+        handlers.append(urllib.request.HTTPSHandler(context=context))
+    return urllib.request.build_opener(*handlers)
 
 
 def origin(url: str) -> Tuple[str, str, int]:

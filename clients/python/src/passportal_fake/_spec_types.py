@@ -96,6 +96,7 @@ NoticeCode = Literal[
     "valueCaseVariant",
     "formEncodedBody",
     "batchItemWithoutId",
+    "baggageMalformed",
     "nonApiPath",
 ]
 
@@ -285,6 +286,51 @@ class ClearReportQuery(TypedDict, total=False):
     """The query of clearReport."""
     run: str
     tenant: str
+
+
+class HarLogCreator(TypedDict):
+    name: str
+    version: str
+
+
+class _HarLogEntriesItemPassportalRequired(TypedDict):
+    requestId: int
+    via: str
+    outcome: Literal["completed", "dropped", "aborted"]
+    violations: List[Violation]
+    notices: List[Notice]
+    behaviours: List[str]
+
+
+class HarLogEntriesItemPassportal(_HarLogEntriesItemPassportalRequired, total=False):
+    """The journal's id of the request and its findings."""
+    operationId: str
+    fault: str
+
+
+class HarLogEntriesItem(TypedDict):
+    startedDateTime: str
+    time: float
+    request: Dict[str, Any]
+    response: Dict[str, Any]
+    cache: Dict[str, Any]
+    timings: Dict[str, Any]
+    _passportal: HarLogEntriesItemPassportal
+
+
+class _HarLogRequired(TypedDict):
+    version: Literal["1.2"]
+    creator: HarLogCreator
+    entries: List[HarLogEntriesItem]
+
+
+class HarLog(_HarLogRequired, total=False):
+    comment: str
+
+
+class Har(TypedDict):
+    """An HTTP Archive (HAR 1.2) of the journal; each entry as HAR 1.2 defines it, plus `_passportal`."""
+    log: HarLog
 
 
 class ExpectedViolationList(TypedDict):
@@ -494,6 +540,7 @@ REQUEST_FIELDS: Dict[str, Dict[str, FieldRule]] = {
         "run": FieldRule("query", False),
         "tenant": FieldRule("query", False),
     },
+    "getHar": {},
     "listExpectedViolations": {},
     "createExpectedViolation": {
         "method": FieldRule("body", False, maxLength=32),

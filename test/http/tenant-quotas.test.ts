@@ -169,3 +169,31 @@ describe('memoryBytes of a tenant', () => {
     expect((await createSession(s, TOKEN_B, { fixtures })).status).toBe(201);
   });
 });
+
+describe('the 404 of an unknown run', () => {
+  it("lists a tenant only its own runs' labels, the operator every tenant's too", async () => {
+    const s = await start([
+      { name: 'team-a', token: TOKEN_A },
+      { name: 'team-b', token: TOKEN_B },
+    ]);
+    expect((await createSession(s, TOKEN_A, { run: 'a-run-1' })).status).toBe(201);
+    expect((await createSession(s, TOKEN_B, { run: 'b-secret-run' })).status).toBe(201);
+    expect((await createSession(s, OPERATOR, { run: 'operator-run' })).status).toBe(201);
+    const unknown = (token: string) =>
+      s.http.get('/__admin/report?run=no-such-run').set('authorization', bearer(token)).expect(404);
+    const ofA = (await unknown(TOKEN_A)).body.message as string;
+    expect(ofA).toContain('"a-run-1"');
+    expect(ofA).not.toContain('b-secret-run');
+    expect(ofA).not.toContain('operator-run');
+    const ofB = (await unknown(TOKEN_B)).body.message as string;
+    expect(ofB).toContain('"b-secret-run"');
+    expect(ofB).not.toContain('a-run-1');
+    const ofOperator = (await unknown(OPERATOR)).body.message as string;
+    for (const label of ['operator-run', 'a-run-1', 'b-secret-run']) expect(ofOperator).toContain(label);
+    const cleared = await s.http
+      .delete('/__admin/report?run=no-such-run')
+      .set('authorization', bearer(TOKEN_A))
+      .expect(404);
+    expect(cleared.body.message).not.toContain('b-secret-run');
+  }, 60_000);
+});

@@ -197,3 +197,68 @@ describe('the 404 of an unknown run', () => {
     expect(cleared.body.message).not.toContain('b-secret-run');
   }, 60_000);
 });
+
+describe('memoryBytes of a tenant: tokens and findings', () => {
+  it("refuses a tenant's token past its tokens share naming its quota, while the other tenant goes on issuing", async () => {
+    // Tokens hold 10 % of a tenant's memoryBytes: 16,000 bytes are 100 tokens of 160 bytes.
+    const s = await start([
+      { name: 'team-a', token: TOKEN_A, memoryBytes: 160_000 },
+      { name: 'team-b', token: TOKEN_B, memoryBytes: 10_000_000 },
+    ]);
+    const a = `/sessions/${(await createSession(s, TOKEN_A)).body.id}`;
+    const b = `/sessions/${(await createSession(s, TOKEN_B)).body.id}`;
+    let issued = 0;
+    let refusal: Error | undefined;
+    for (; issued < 200; issued++) {
+      try {
+        await issueToken(s.http, a);
+      } catch (error) {
+        refusal = error as Error;
+        break;
+      }
+    }
+    // Each issue holds an access and a refresh token: 16,000 / (2 × 160) = 50.
+    expect(issued).toBe(50);
+    expect(refusal?.message).toContain('tenant quota');
+    expect(refusal?.message).toContain('team-a');
+    expect(refusal?.message).toContain('429');
+    expect(refusal?.message).toContain('memoryBytes');
+    for (let i = 0; i < 200; i++) await issueToken(s.http, b);
+  }, 60_000);
+
+  it("drops the oldest listed findings of a tenant past its findings share, counting every one, while the other tenant's report lists all", async () => {
+    const s = await start([
+      { name: 'team-a', token: TOKEN_A, memoryBytes: 100_000 },
+      { name: 'team-b', token: TOKEN_B, memoryBytes: 20_000_000 },
+    ]);
+    const reportOf = async (token: string) => {
+      const prefix = `/sessions/${(await createSession(s, token)).body.id}`;
+      const access = await issueToken(s.http, prefix);
+      for (let i = 0; i < 60; i++) {
+        await s.http
+          .post(`${prefix}/api/v2/documents`)
+          .set('x-access-token', access)
+          .send({ templateUid: 7, title: `t-${i}` });
+      }
+      const res = await s.http
+        .get(`${prefix}/__admin/report`)
+        .set('authorization', bearer(token))
+        .expect(200);
+      return res.body as {
+        summary: { violatingRequests: number };
+        findingsDropped: number;
+        violations: unknown[];
+      };
+    };
+    const ofA = await reportOf(TOKEN_A);
+    const ofB = await reportOf(TOKEN_B);
+    // Findings hold 10 % of team-a's 100,000 bytes: fewer than its 60 violating requests are listed,
+    // every one is counted, and the report says how many listings it dropped.
+    expect(ofA.summary.violatingRequests).toBe(60);
+    expect(ofA.violations.length).toBeLessThan(60);
+    expect(ofA.findingsDropped).toBe(60 - ofA.violations.length);
+    expect(ofB.summary.violatingRequests).toBe(60);
+    expect(ofB.violations).toHaveLength(60);
+    expect(ofB.findingsDropped).toBe(0);
+  }, 60_000);
+});

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { reportCommand } from '../support/in-process-command.js';
 import { writeTenantsFile } from '../support/tenants-file.js';
 import { createTestServer, issueToken, readSmallSet, type TestServer } from '../support/test-server.js';
 
@@ -260,5 +261,35 @@ describe('memoryBytes of a tenant: tokens and findings', () => {
     expect(ofB.summary.violatingRequests).toBe(60);
     expect(ofB.violations).toHaveLength(60);
     expect(ofB.findingsDropped).toBe(0);
+  }, 60_000);
+});
+
+describe('report --run of the CLI with tenants', () => {
+  it("writes a tenant's own run with its token, the operator's with --tenant, and refuses another tenant's run", async () => {
+    const s = await start([
+      { name: 'team-a', token: TOKEN_A },
+      { name: 'team-b', token: TOKEN_B },
+    ]);
+    const url = await s.mock.listen(0, '127.0.0.1');
+    const prefix = `/sessions/${(await createSession(s, TOKEN_A, { run: 'nightly' })).body.id}`;
+    await s.http.get(`${prefix}/api/v2/documents`).expect(401);
+    const json = ['--url', url, '--run', 'nightly', '--format', 'json', '--fail-on', 'none'];
+    const own = await reportCommand([...json, '--admin-token', TOKEN_A]);
+    expect(own.stderr).not.toContain('error');
+    expect(own.code).toBe(0);
+    expect(JSON.parse(own.stdout).requests.total).toBe(1);
+    const byOperator = await reportCommand([...json, '--admin-token', OPERATOR, '--tenant', 'team-a']);
+    expect(byOperator.code).toBe(0);
+    expect(JSON.parse(byOperator.stdout).requests.total).toBe(1);
+    // The operator's own runs hold no "nightly"; team-b's neither, and team-b may not name team-a.
+    expect((await reportCommand([...json, '--admin-token', OPERATOR])).code).toBe(2);
+    expect((await reportCommand([...json, '--admin-token', TOKEN_B])).code).toBe(2);
+    const foreign = await reportCommand([...json, '--admin-token', TOKEN_B, '--tenant', 'team-a']);
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).toContain('own runs only');
+    expect(foreign.stdout).toBe('');
+    const usage = await reportCommand(['--url', url, '--tenant', 'team-a', '--admin-token', OPERATOR]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('give --run too');
   }, 60_000);
 });

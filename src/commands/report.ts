@@ -39,6 +39,10 @@ function buildCommand(): Command {
       '--run <label>',
       'the report of every session created with this run label, deleted ones included (--url: the root)',
     )
+    .option(
+      '--tenant <name>',
+      'with --run and the operator\u2019s token: the tenant whose run it is (a tenant\u2019s own token reports its own runs without it)',
+    )
     .option('--out <file>', 'write the report to this file (standard output otherwise)')
     .addOption(
       new Option('--fail-on <what>', 'fail (exit 1) on violations, on violations or notices, or never')
@@ -46,7 +50,10 @@ function buildCommand(): Command {
         .default('violations'),
     )
     .option('--min-coverage <percent>', 'fail (exit 1) when fewer behaviours were exercised', percentage)
-    .option('--admin-token <token>', 'the admin bearer token, when the fake has one (default: $ADMIN_TOKEN)')
+    .option(
+      '--admin-token <token>',
+      'the admin bearer token, or a tenant\u2019s token of the tenants file, when the fake has one (default: $ADMIN_TOKEN)',
+    )
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 }
@@ -71,11 +78,16 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
     url: string;
     format: ReportFormat | 'har';
     run?: string;
+    tenant?: string;
     out?: string;
     failOn: FailOn;
     minCoverage?: number;
     adminToken?: string;
   }>();
+  if (opts.tenant !== undefined && opts.run === undefined) {
+    process.stderr.write('error: --tenant names whose run to report: give --run too\n');
+    return 2;
+  }
   let url: URL;
   try {
     url = new URL(opts.url);
@@ -95,7 +107,13 @@ export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): 
   let report: Report;
   let text: string;
   try {
-    report = opts.run === undefined ? await admin.report() : await admin.report({ run: opts.run });
+    report =
+      opts.run === undefined
+        ? await admin.report()
+        : await admin.report({
+            run: opts.run,
+            ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }),
+          });
     text =
       opts.format === 'har'
         ? `${JSON.stringify(await admin.har(), null, 2)}\n`

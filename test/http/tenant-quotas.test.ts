@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { reportCommand } from '../support/in-process-command.js';
 import { writeTenantsFile } from '../support/tenants-file.js';
 import { createTestServer, issueToken, readSmallSet, type TestServer } from '../support/test-server.js';
 
@@ -168,4 +169,127 @@ describe('memoryBytes of a tenant', () => {
     expect(s.mock.sessions.countOf('team-a')).toBe(0);
     expect((await createSession(s, TOKEN_B, { fixtures })).status).toBe(201);
   });
+});
+
+describe('the 404 of an unknown run', () => {
+  it("lists a tenant only its own runs' labels, the operator every tenant's too", async () => {
+    const s = await start([
+      { name: 'team-a', token: TOKEN_A },
+      { name: 'team-b', token: TOKEN_B },
+    ]);
+    expect((await createSession(s, TOKEN_A, { run: 'a-run-1' })).status).toBe(201);
+    expect((await createSession(s, TOKEN_B, { run: 'b-secret-run' })).status).toBe(201);
+    expect((await createSession(s, OPERATOR, { run: 'operator-run' })).status).toBe(201);
+    const unknown = (token: string) =>
+      s.http.get('/__admin/report?run=no-such-run').set('authorization', bearer(token)).expect(404);
+    const ofA = (await unknown(TOKEN_A)).body.message as string;
+    expect(ofA).toContain('"a-run-1"');
+    expect(ofA).not.toContain('b-secret-run');
+    expect(ofA).not.toContain('operator-run');
+    const ofB = (await unknown(TOKEN_B)).body.message as string;
+    expect(ofB).toContain('"b-secret-run"');
+    expect(ofB).not.toContain('a-run-1');
+    const ofOperator = (await unknown(OPERATOR)).body.message as string;
+    for (const label of ['operator-run', 'a-run-1', 'b-secret-run']) expect(ofOperator).toContain(label);
+    const cleared = await s.http
+      .delete('/__admin/report?run=no-such-run')
+      .set('authorization', bearer(TOKEN_A))
+      .expect(404);
+    expect(cleared.body.message).not.toContain('b-secret-run');
+  }, 60_000);
+});
+
+describe('memoryBytes of a tenant: tokens and findings', () => {
+  it("refuses a tenant's token past its tokens share naming its quota, while the other tenant goes on issuing", async () => {
+    // Tokens hold 10 % of a tenant's memoryBytes: 16,000 bytes are 100 tokens of 160 bytes.
+    const s = await start([
+      { name: 'team-a', token: TOKEN_A, memoryBytes: 160_000 },
+      { name: 'team-b', token: TOKEN_B, memoryBytes: 10_000_000 },
+    ]);
+    const a = `/sessions/${(await createSession(s, TOKEN_A)).body.id}`;
+    const b = `/sessions/${(await createSession(s, TOKEN_B)).body.id}`;
+    let issued = 0;
+    let refusal: Error | undefined;
+    for (; issued < 200; issued++) {
+      try {
+        await issueToken(s.http, a);
+      } catch (error) {
+        refusal = error as Error;
+        break;
+      }
+    }
+    // Each issue holds an access and a refresh token: 16,000 / (2 × 160) = 50.
+    expect(issued).toBe(50);
+    expect(refusal?.message).toContain('tenant quota');
+    expect(refusal?.message).toContain('team-a');
+    expect(refusal?.message).toContain('429');
+    expect(refusal?.message).toContain('memoryBytes');
+    for (let i = 0; i < 200; i++) await issueToken(s.http, b);
+  }, 60_000);
+
+  it("drops the oldest listed findings of a tenant past its findings share, counting every one, while the other tenant's report lists all", async () => {
+    const s = await start([
+      { name: 'team-a', token: TOKEN_A, memoryBytes: 100_000 },
+      { name: 'team-b', token: TOKEN_B, memoryBytes: 20_000_000 },
+    ]);
+    const reportOf = async (token: string) => {
+      const prefix = `/sessions/${(await createSession(s, token)).body.id}`;
+      const access = await issueToken(s.http, prefix);
+      for (let i = 0; i < 60; i++) {
+        await s.http
+          .post(`${prefix}/api/v2/documents`)
+          .set('x-access-token', access)
+          .send({ templateUid: 7, title: `t-${i}` });
+      }
+      const res = await s.http
+        .get(`${prefix}/__admin/report`)
+        .set('authorization', bearer(token))
+        .expect(200);
+      return res.body as {
+        summary: { violatingRequests: number };
+        findingsDropped: number;
+        violations: unknown[];
+      };
+    };
+    const ofA = await reportOf(TOKEN_A);
+    const ofB = await reportOf(TOKEN_B);
+    // Findings hold 10 % of team-a's 100,000 bytes: fewer than its 60 violating requests are listed,
+    // every one is counted, and the report says how many listings it dropped.
+    expect(ofA.summary.violatingRequests).toBe(60);
+    expect(ofA.violations.length).toBeLessThan(60);
+    expect(ofA.findingsDropped).toBe(60 - ofA.violations.length);
+    expect(ofB.summary.violatingRequests).toBe(60);
+    expect(ofB.violations).toHaveLength(60);
+    expect(ofB.findingsDropped).toBe(0);
+  }, 60_000);
+});
+
+describe('report --run of the CLI with tenants', () => {
+  it("writes a tenant's own run with its token, the operator's with --tenant, and refuses another tenant's run", async () => {
+    const s = await start([
+      { name: 'team-a', token: TOKEN_A },
+      { name: 'team-b', token: TOKEN_B },
+    ]);
+    const url = await s.mock.listen(0, '127.0.0.1');
+    const prefix = `/sessions/${(await createSession(s, TOKEN_A, { run: 'nightly' })).body.id}`;
+    await s.http.get(`${prefix}/api/v2/documents`).expect(401);
+    const json = ['--url', url, '--run', 'nightly', '--format', 'json', '--fail-on', 'none'];
+    const own = await reportCommand([...json, '--admin-token', TOKEN_A]);
+    expect(own.stderr).not.toContain('error');
+    expect(own.code).toBe(0);
+    expect(JSON.parse(own.stdout).requests.total).toBe(1);
+    const byOperator = await reportCommand([...json, '--admin-token', OPERATOR, '--tenant', 'team-a']);
+    expect(byOperator.code).toBe(0);
+    expect(JSON.parse(byOperator.stdout).requests.total).toBe(1);
+    // The operator's own runs hold no "nightly"; team-b's neither, and team-b may not name team-a.
+    expect((await reportCommand([...json, '--admin-token', OPERATOR])).code).toBe(2);
+    expect((await reportCommand([...json, '--admin-token', TOKEN_B])).code).toBe(2);
+    const foreign = await reportCommand([...json, '--admin-token', TOKEN_B, '--tenant', 'team-a']);
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).toContain('own runs only');
+    expect(foreign.stdout).toBe('');
+    const usage = await reportCommand(['--url', url, '--tenant', 'team-a', '--admin-token', OPERATOR]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('give --run too');
+  }, 60_000);
 });

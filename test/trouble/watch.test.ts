@@ -114,6 +114,41 @@ describe('--watch', () => {
     expect(res.status).toBe(200);
   }, 60_000);
 
+  it('refuses an over-budget file and a half-written file (truncated JSON, then the rest), keeping the set, state and tokens until the whole valid file is there', async () => {
+    mock = await createMockServer({
+      fixtures: file,
+      watch: true,
+      memoryBudget: 400_000,
+      logger: capturingLogger(),
+    });
+    const http = supertest(mock.app);
+    const token = await issueToken(http);
+    const before = await labels(http);
+    const set = JSON.parse(readFileSync(file, 'utf8'));
+    const kept = async () =>
+      (await http.get('/api/v2/documents?pageNum=1').set('x-access-token', token)).status === 200;
+    // Over budget: fixture sets hold half of the 400,000 bytes.
+    const big = structuredClone(set);
+    big.documents[0].description = 'x'.repeat(300_000);
+    writeFileSync(file, JSON.stringify(big));
+    expect(
+      await within(3000, async () => logs.filter((l) => l.includes('fixtures not reloaded')).length >= 1),
+    ).toBe(true);
+    expect(logs.find((l) => l.includes('fixtures not reloaded'))).toMatch(/memory budget/);
+    expect(await kept()).toBe(true);
+    // Half-written: the first half of a valid edit, then the rest.
+    set.documents[0].label = 'Whole At Last';
+    const text = JSON.stringify(set, null, 2);
+    writeFileSync(file, text.slice(0, text.length >> 1));
+    expect(
+      await within(3000, async () => logs.filter((l) => l.includes('fixtures not reloaded')).length >= 2),
+    ).toBe(true);
+    expect(await kept()).toBe(true);
+    expect(await labels(http)).toEqual(before);
+    writeFileSync(file, text);
+    expect(await within(3000, async () => (await labels(http)).includes('Whole At Last'))).toBe(true);
+  }, 60_000);
+
   it('follows a folder replaced and a symlink swapped; a path gone is logged once as an error', async () => {
     const folderSet = fileURLToPath(new URL('../fixtures/folder-set', import.meta.url));
     const a = join(dir, 'a');

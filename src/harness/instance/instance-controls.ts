@@ -210,6 +210,11 @@ export interface ControlChecks {
   runs?: RunReports;
   /** Texts of the server no record may show (the admin token): the HAR redacts them. */
   secrets?: ReadonlyArray<string | undefined>;
+  /**
+   * Labels of runs kept elsewhere that a `runNotFound` may name to this caller (the operator:
+   * every tenant's, as `tenant/label`; a tenant: none).
+   */
+  otherRunLabels?: () => readonly string[];
 }
 
 /** `memory`: the server's budget, reported by the root's `health()`. */
@@ -275,7 +280,7 @@ export function controlsOf(
       )) as InstanceControls['report'],
     clearReport: (query) => {
       if (query === undefined) instance.clearReport();
-      else clearRunReport(runsOf(instance, checks), query.run);
+      else clearRunReport(runsOf(instance, checks), query.run, checks.otherRunLabels?.());
     },
     settings: (changes) => {
       if (changes !== undefined) fake.settings = mergeSettings(fake.settings, changes);
@@ -313,7 +318,7 @@ export async function reportFor(
   { run, format }: ReportQuery = {},
 ): Promise<Report | string> {
   let report: Report;
-  if (run !== undefined) report = await runReport(runsOf(instance, checks), run);
+  if (run !== undefined) report = await runReport(runsOf(instance, checks), run, checks.otherRunLabels?.());
   else {
     await instance.journal.settled();
     report = buildReport(instance, checks.operationIds);

@@ -264,9 +264,12 @@ function partBytes(part: RunPart): number {
   );
 }
 
-/** `runNotFound`, naming the runs that are kept. */
-function unknownRun(runs: RunReports, label: string): ApiError {
-  const known = runs.labels();
+/**
+ * `runNotFound`, naming the runs that are kept: `runs`' own, then `elsewhere` (the operator's view
+ * of every tenant's runs, as `tenant/label`); a tenant's answer names its own runs only.
+ */
+function unknownRun(runs: RunReports, label: string, elsewhere: readonly string[] = []): ApiError {
+  const known = [...runs.labels(), ...elsewhere];
   const shown = known.slice(0, 10).map((l) => JSON.stringify(l));
   return new ApiError(
     'runNotFound',
@@ -278,14 +281,18 @@ function unknownRun(runs: RunReports, label: string): ApiError {
 }
 
 /** The report of run `label` once its live sessions' pending checks are done; `runNotFound` when unknown. */
-export async function runReport(runs: RunReports, label: string): Promise<Report> {
+export async function runReport(
+  runs: RunReports,
+  label: string,
+  elsewhere?: readonly string[],
+): Promise<Report> {
   await Promise.all(runs.liveInstances(label).map((instance) => instance.journal.settled()));
   const report = runs.report(label);
-  if (report === undefined) throw unknownRun(runs, label);
+  if (report === undefined) throw unknownRun(runs, label, elsewhere);
   return report;
 }
 
 /** Forgets run `label`'s report; `runNotFound` when unknown. */
-export function clearRunReport(runs: RunReports, label: string): void {
-  if (!runs.clear(label)) throw unknownRun(runs, label);
+export function clearRunReport(runs: RunReports, label: string, elsewhere?: readonly string[]): void {
+  if (!runs.clear(label)) throw unknownRun(runs, label, elsewhere);
 }

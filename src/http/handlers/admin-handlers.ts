@@ -72,6 +72,13 @@ function runsAsked(powers: ServerPowers, context: OperationContext<Instance>): R
 
 export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminOperationId, Instance> {
   const { sessions } = powers;
+  /** What a `runNotFound` may name besides the runs asked: every tenant's runs to the operator only. */
+  const otherRunLabels = (context: OperationContext<Instance>) => (): readonly string[] =>
+    context.tenant !== undefined || context.request.query.tenant !== undefined
+      ? []
+      : (powers.tenants?.list() ?? []).flatMap((space) =>
+          space.runs.labels().map((label) => `${space.tenant.name}/${label}`),
+        );
   const controls: ControlsOf = (context) => powers.controls(context.instance);
   /** The calling tenant's (undefined for the operator). */
   const tenantOf = (context: OperationContext<Instance>) =>
@@ -134,7 +141,11 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
       const format = (context.request.query.format as ReportFormat | undefined) ?? 'json';
       const run = context.request.query.run as string | undefined;
       const runs = runsAsked(powers, context);
-      const checks = runs === undefined ? powers.checks : { ...powers.checks, runs };
+      const checks = {
+        ...powers.checks,
+        ...(runs === undefined ? {} : { runs }),
+        otherRunLabels: otherRunLabels(context),
+      };
       const report = await reportFor(context.instance, checks, { run, format });
       if (typeof report !== 'string') return { status: 200, body: report };
       // JUnit XML, CTRF JSON and Markdown are rendered once and sent as the text they are.
@@ -147,6 +158,13 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
       const run = context.request.query.run as string | undefined;
       const runs = runsAsked(powers, context);
       if (runs !== undefined && run !== undefined) clearRunReport(runs, run);
+      else if (
+        run !== undefined &&
+        context.instance.id === undefined &&
+        context.tenant === undefined &&
+        powers.checks.runs !== undefined
+      )
+        clearRunReport(powers.checks.runs, run, otherRunLabels(context)());
       else controls(context).clearReport(run === undefined ? undefined : { run });
       return done;
     },

@@ -447,7 +447,8 @@ export class Journal {
   }
 }
 
-function findingBase(e: JournalEntry) {
+/** What every finding record says of its request: the journal's and the report's lists alike. */
+export function findingBase(e: JournalEntry) {
   return {
     requestId: e.id,
     time: new Date(e.arrivedAt).toISOString(),

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { ConfigError, OPTION_SPECS, type OptionSpec, type Options } from './config.js';
+import { ConfigError, OPTION_SET, OPTION_SPECS, type OptionSpec, type Options } from './config.js';
 import { FixtureError } from './domain/fixtures/fixture-error.js';
 import { createMockServer, type MockServer } from './index.js';
 import { DEFAULT_CONFIG_FILE, optionsFromConfigFile } from './options/config-file.js';
@@ -38,7 +38,7 @@ function buildCommand(): Command {
       'end when standard input closes: a launcher holding the other end of the pipe never leaves the fake behind',
     ),
   );
-  return addOptionFlags(command);
+  return addOptionFlags(OPTION_SET, command);
 }
 
 /** An option's npm configuration variable: what npm sets for `--state-file` it kept for itself. */
@@ -104,17 +104,17 @@ function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine {
   command.exitOverride();
   command.configureOutput({
     writeErr: (s) => process.stderr.write(s),
-    outputError: (message, write) => write(unknownOptionMessage(message)),
+    outputError: (message, write) => write(unknownOptionMessage(OPTION_SET, message)),
   });
   command.parse(argv, { from: 'user' });
   if (command.args.length > 0) throw strayArguments(command.args, env);
   const flags = command.opts<Record<string, unknown>>();
   const named = typeof flags.config === 'string' ? flags.config : env.CONFIG_FILE || undefined;
-  const fromEnv = optionsFromEnv(env);
+  const fromEnv = optionsFromEnv(OPTION_SET, env);
   const out: Record<string, unknown> = {
-    ...optionsFromConfigFile(named),
+    ...optionsFromConfigFile(OPTION_SET, named),
     ...fromEnv,
-    ...optionsFromFlags(flags),
+    ...optionsFromFlags(OPTION_SET, flags),
   };
   // A person at a terminal reads lines, a program reads JSON: unless asked, the format follows stdout.
   if (out.logFormat === undefined && process.stdout.isTTY === true) out.logFormat = 'pretty';
@@ -187,7 +187,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     }
     throw error;
   }
-  for (const { name, meant } of misspeltEnvNames(env)) {
+  for (const { name, meant } of misspeltEnvNames(OPTION_SET, env)) {
     mock.logger.warn(
       { variable: name, meant },
       `environment variable ${name} is not read by the fake; did you mean ${meant}?`,

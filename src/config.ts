@@ -1,4 +1,4 @@
-import { bool, defaultsOf, int, type OptionSpec, type OptionsOf, oneOf, path, readFrom, repeatable, type SettingKeyOf, secret, setting, specsOf, text } from './options/declare.js';
+import { bool, defaultsOf, int, type OptionSet, type OptionSpec, type OptionsOf, oneOf, path, readFrom, repeatable, type SettingKeyOf, secret, setting, specsOf, text } from './options/declare.js';
 
 export type { OptionSpec } from './options/declare.js';
 export { ConfigError } from './options/parse-value.js';
@@ -120,6 +120,9 @@ export type Settings = Pick<Options, SettingKey>;
 export const OPTION_SPECS: ReadonlyArray<OptionSpec<keyof Options, keyof typeof GROUPS>> = specsOf(GROUPS);
 
 export const DEFAULT_OPTIONS: Options = defaultsOf(DECLARED);
+
+/** What the readers in `options/` read by: flags, variables, the config file, the API's options. */
+export const OPTION_SET: OptionSet<Options> = { specs: OPTION_SPECS, defaults: DEFAULT_OPTIONS, groupTitles: GROUP_TITLES };
 
 export const SETTING_KEYS = OPTION_SPECS.filter((spec) => spec.setting).map((spec) => spec.key as SettingKey);
 

@@ -6,6 +6,7 @@ import { markServed } from './compile-cache.js';
 import {
   ConfigError,
   DEFAULT_OPTIONS,
+  OPTION_SET,
   type Options,
   pickSettings,
   SETTING_KEYS,
@@ -153,6 +154,7 @@ function givenSettings(input: Partial<Options>, settings: Settings): Partial<Set
 export async function createMockServer(input: MockServerOptions = {}): Promise<MockServer> {
   const { fixtures, logger: givenLogger, specPath, ...rest } = input;
   const options = resolveOptions(
+    OPTION_SET,
     { ...rest, fixtures: typeof fixtures === 'string' ? fixtures : undefined } as Partial<Options>,
     DEFAULT_OPTIONS,
   );

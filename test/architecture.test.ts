@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
  *   mcp/               the MCP server over the admin API: a client of it, which only the entry
  *                      points and commands/ import
  *   config.ts, options/, errors.ts, logger.ts, precompiled-validators.ts   shared by all
+ *                      (options/ below config.ts: its readers take the declarations as an argument)
  *
  * `ui/` is the browser's code (the inspector, built into dist/ui): it imports nothing of the
  * server's but types (erased by the build: the shapes the admin API answers) and the typed admin
@@ -75,6 +76,14 @@ const rules: IForbiddenRuleType[] = [
     severity: 'error',
     from: { path: '^src/(options/|config\\.ts$)' },
     to: { path: '^src/(domain|contract|harness|http|tls|ui)/|^src/(cli|index)\\.ts$' },
+  },
+  {
+    // The readers take the option declarations as an argument (`OPTION_SET`): config.ts stands
+    // above them, never the other way round.
+    name: 'options-below-config',
+    severity: 'error',
+    from: { path: '^src/options/' },
+    to: { path: '^src/config\\.ts$' },
   },
   {
     name: 'ui-stands-apart',

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { Dispatcher } from 'undici';
-import type { Options } from '../config.js';
+import { OPTION_SET, type Options } from '../config.js';
 import {
   ApiTarget,
   type Credentials,
@@ -131,8 +131,8 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv): Credentials | undefi
  * CONFIG_FILE, or ./passportal-fake.config.json), then the environment over it.
  */
 export function userFakeOptions(named: string | undefined, env: NodeJS.ProcessEnv): Partial<Options> {
-  const fromFile = optionsFromConfigFile(named ?? (env.CONFIG_FILE || undefined));
-  const options: Partial<Options> = { ...fromFile, ...optionsFromEnv(env) };
+  const fromFile = optionsFromConfigFile(OPTION_SET, named ?? (env.CONFIG_FILE || undefined));
+  const options: Partial<Options> = { ...fromFile, ...optionsFromEnv(OPTION_SET, env) };
   // The fake beside the live run is in memory, on loopback, quiet, over HTTP.
   for (const key of ['httpsPort', 'stateFile', 'port', 'host', 'adminToken'] as const) delete options[key];
   return { ...options, logLevel: 'silent' };

@@ -1,8 +1,7 @@
 import { Command } from 'commander';
-import { createAdminCall } from '../client/admin-client.js';
 import { loadSpec } from '../contract/spec-document.js';
 import type { MockServer } from '../index.js';
-import { createMcpServer } from '../mcp/server.js';
+import { createMcpServerFor } from '../mcp/server.js';
 
 /**
  * `passportal-docs-fake mcp`: the admin API as an MCP server on standard input and output, for an
@@ -86,17 +85,7 @@ export async function runMcpCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
     );
   }
   const spec = loadSpec();
-  const callAt = (session: string | undefined) =>
-    createAdminCall(session === undefined ? url : `${url}/sessions/${encodeURIComponent(session)}`, {
-      adminToken,
-    });
-  const server = createMcpServer({
-    document: spec.document,
-    specText: spec.yaml,
-    callAt,
-    secrets: [adminToken],
-    fakeUrl: url,
-  });
+  const server = createMcpServerFor(spec, url, adminToken, url);
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createAdminCall } from '../client/admin-client.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
-import { createMcpServer } from './server.js';
+import { createMcpServerFor } from './server.js';
 
 /**
  * The MCP server on the fake's own port, at `/__admin/mcp` (option `mcpHttp`): the Streamable
@@ -31,17 +30,7 @@ export function createMcpEndpoint(spec: LoadedSpec, selfUrl: () => string | unde
         throw new Error('the fake is not listening on a port: the MCP endpoint calls it there');
       const authorization = req.headers.authorization;
       const adminToken = /^Bearer[ \t]+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
-      const callAt = (session: string | undefined) =>
-        createAdminCall(session === undefined ? url : `${url}/sessions/${encodeURIComponent(session)}`, {
-          adminToken,
-        });
-      const server = createMcpServer({
-        document: spec.document,
-        specText: spec.yaml,
-        callAt,
-        secrets: [adminToken],
-        fakeUrl: publicUrl,
-      });
+      const server = createMcpServerFor(spec, url, adminToken, publicUrl);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,

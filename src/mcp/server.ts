@@ -10,7 +10,8 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { OpenApiDocument } from '../contract/spec-document.js';
+import { createAdminCall } from '../client/admin-client.js';
+import type { LoadedSpec, OpenApiDocument } from '../contract/spec-document.js';
 import { PACKAGE_VERSION } from '../package-root.js';
 import { Redaction } from './redaction.js';
 import {
@@ -54,6 +55,29 @@ function instructions(fakeUrl: string | undefined): string {
     "what it did against the contract, in the vendor's terms. Tokens and secrets are redacted from every answer.",
     `Resources: the spec, ${SCHEME}://docs/decisions.md and the catalogues, each instance's report in Markdown.`,
   ].join('\n');
+}
+
+/**
+ * The MCP server for a fake whose admin API answers at `url` (a session's below it), every call
+ * made with `adminToken` and the token redacted from every answer: what both transports serve.
+ */
+export function createMcpServerFor(
+  spec: LoadedSpec,
+  url: string,
+  adminToken: string | undefined,
+  fakeUrl: string | undefined,
+): Server {
+  const callAt: CallAt = (session) =>
+    createAdminCall(session === undefined ? url : `${url}/sessions/${encodeURIComponent(session)}`, {
+      adminToken,
+    });
+  return createMcpServer({
+    document: spec.document,
+    specText: spec.yaml,
+    callAt,
+    secrets: [adminToken],
+    fakeUrl,
+  });
 }
 
 export function createMcpServer(input: McpServerInput): Server {

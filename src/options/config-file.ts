@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { OPTION_SPECS, type Options } from '../config.js';
+import type { OptionSet } from './declare.js';
 import { ConfigError, parseOptionValue } from './parse-value.js';
 import { optionNamed } from './resolve.js';
 
@@ -13,7 +13,11 @@ export const DEFAULT_CONFIG_FILE = 'passportal-fake.config.json';
  * keys refused with the nearest name. `$schema` (for editors: `spec/config.schema.json`) is
  * allowed. `source` names the file in messages.
  */
-export function optionsFromConfigText(text: string, source: string): Partial<Options> {
+export function optionsFromConfigText<O extends object>(
+  set: OptionSet<O>,
+  text: string,
+  source: string,
+): Partial<O> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -27,13 +31,14 @@ export function optionsFromConfigText(text: string, source: string): Partial<Opt
   for (const [key, value] of Object.entries(raw)) {
     if (key === '$schema') continue;
     const spec = optionNamed(
+      set,
       key,
       `${source}: `,
       '; the options are listed by --help and in spec/config.schema.json',
     );
     out[key] = parseOptionValue(spec, value, `${source}: ${key}`);
   }
-  return out as Partial<Options>;
+  return out as Partial<O>;
 }
 
 /**
@@ -41,7 +46,10 @@ export function optionsFromConfigText(text: string, source: string): Partial<Opt
  * ./passportal-fake.config.json when there is one. A relative path in it (`fixtures`,
  * `stateFile`, the TLS files) is relative to the file's folder.
  */
-export function optionsFromConfigFile(named: string | undefined): Partial<Options> {
+export function optionsFromConfigFile<O extends object>(
+  set: OptionSet<O>,
+  named: string | undefined,
+): Partial<O> {
   const file = named ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
   if (file === undefined) return {};
   let text: string;
@@ -52,12 +60,12 @@ export function optionsFromConfigFile(named: string | undefined): Partial<Option
       `config file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
-  const options: Record<string, unknown> = optionsFromConfigText(text, `config file ${file}`);
-  for (const spec of OPTION_SPECS) {
+  const options: Record<string, unknown> = optionsFromConfigText(set, text, `config file ${file}`);
+  for (const spec of set.specs) {
     const value = options[spec.key];
     if (spec.path && typeof value === 'string' && !isAbsolute(value)) {
       options[spec.key] = resolve(dirname(resolve(file)), value);
     }
   }
-  return options as Partial<Options>;
+  return options as Partial<O>;
 }

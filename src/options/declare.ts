@@ -103,6 +103,16 @@ export interface OptionSpec<K extends string = string, G extends string = string
   readonly env: string;
 }
 
+/**
+ * The options a reader in this folder works from, handed in by `config.ts` (`OPTION_SET`) so that
+ * nothing here reaches back up: the declarations, their defaults and the `--help` group headings.
+ */
+export interface OptionSet<O extends object> {
+  readonly specs: ReadonlyArray<OptionSpec<Extract<keyof O, string>>>;
+  readonly defaults: O;
+  readonly groupTitles: Readonly<Record<string, string>>;
+}
+
 /** `stateFile` → `state-file`. */
 const kebab = (key: string): string => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 

@@ -1,19 +1,19 @@
-import { OPTION_SPECS, type Options } from '../config.js';
 import { nearestName } from '../nearest-name.js';
+import type { OptionSet } from './declare.js';
 import { parseOptionValue } from './parse-value.js';
 
 /** Variables the command line reads besides the options' own. */
 const OTHER_ENV_NAMES = new Set(['CONFIG_FILE']);
 
 /** Reads options from environment variables (only those set and not empty). */
-export function optionsFromEnv(env: NodeJS.ProcessEnv): Partial<Options> {
+export function optionsFromEnv<O extends object>(set: OptionSet<O>, env: NodeJS.ProcessEnv): Partial<O> {
   const out: Record<string, unknown> = {};
-  for (const spec of OPTION_SPECS) {
+  for (const spec of set.specs) {
     const raw = env[spec.env];
     if (raw === undefined || raw === '') continue;
     out[spec.key] = parseOptionValue(spec, raw, `environment variable ${spec.env}`);
   }
-  return out as Partial<Options>;
+  return out as Partial<O>;
 }
 
 /**
@@ -21,8 +21,11 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): Partial<Options> {
  * `LOGLEVEL`): set, not read by the fake, and within an edit or two of one it reads. Each with
  * the name meant, for a warning at start-up; a variable silently ignored is a setting lost.
  */
-export function misspeltEnvNames(env: NodeJS.ProcessEnv): Array<{ name: string; meant: string }> {
-  const known = new Set([...OPTION_SPECS.map((s) => s.env), ...OTHER_ENV_NAMES]);
+export function misspeltEnvNames<O extends object>(
+  set: OptionSet<O>,
+  env: NodeJS.ProcessEnv,
+): Array<{ name: string; meant: string }> {
+  const known = new Set([...set.specs.map((s) => s.env), ...OTHER_ENV_NAMES]);
   const out: Array<{ name: string; meant: string }> = [];
   for (const name of Object.keys(env)) {
     if (known.has(name) || name.length < 4 || !/^[A-Z][A-Z0-9_]*$/.test(name)) continue;

@@ -1,16 +1,16 @@
-import { DEFAULT_OPTIONS, OPTION_SPECS, type Options } from '../config.js';
 import { nearestName } from '../nearest-name.js';
+import type { OptionSet, OptionSpec } from './declare.js';
 import { ConfigError, parseOptionValue } from './parse-value.js';
 
-const SPEC_BY_KEY = new Map<string, (typeof OPTION_SPECS)[number]>(OPTION_SPECS.map((s) => [s.key, s]));
+type SpecOf<O extends object> = OptionSet<O>['specs'][number];
 
 /**
  * The option a misspelt name most likely means: a name as `createMockServer()` takes it
  * (`maxResultPerPage`), or written as its environment variable (`MAX_RESULTS_PER_PAGE`).
  */
-export function nearestOption(name: string): (typeof OPTION_SPECS)[number] | undefined {
-  const byName = new Map<string, (typeof OPTION_SPECS)[number]>();
-  for (const spec of OPTION_SPECS) {
+export function nearestOption<O extends object>(set: OptionSet<O>, name: string): SpecOf<O> | undefined {
+  const byName = new Map<string, SpecOf<O>>();
+  for (const spec of set.specs) {
     byName.set(spec.key, spec);
     byName.set(spec.env, spec);
   }
@@ -23,10 +23,17 @@ export function nearestOption(name: string): (typeof OPTION_SPECS)[number] | und
  * an unknown name throws, with the nearest known one, so a typo never passes silently.
  * `prefix` and `suffix` frame the message (the config file names itself and where to look).
  */
-export function optionNamed(key: string, prefix = '', suffix = ''): (typeof OPTION_SPECS)[number] {
-  const spec = SPEC_BY_KEY.get(key);
-  if (spec && Object.hasOwn(DEFAULT_OPTIONS, key)) return spec;
-  const near = nearestOption(key);
+export function optionNamed<O extends object>(
+  set: OptionSet<O>,
+  key: string,
+  prefix = '',
+  suffix = '',
+): SpecOf<O> {
+  const spec: OptionSpec | undefined = Object.hasOwn(set.defaults, key)
+    ? set.specs.find((s) => s.key === key)
+    : undefined;
+  if (spec) return spec as SpecOf<O>;
+  const near = nearestOption(set, key);
   throw new ConfigError(
     `${prefix}unknown option "${key}"${near ? ` (did you mean "${near.key}"?)` : ''}${suffix}`,
   );
@@ -36,11 +43,15 @@ export function optionNamed(key: string, prefix = '', suffix = ''): (typeof OPTI
  * Merges partial options (programmatic API, admin settings) over a base, validating every value;
  * unknown keys are refused.
  */
-export function resolveOptions(partial: Partial<Options> = {}, base: Options = DEFAULT_OPTIONS): Options {
-  const out: Record<string, unknown> = { ...base };
+export function resolveOptions<O extends object>(
+  set: OptionSet<O>,
+  partial: Partial<O> = {},
+  base: O = set.defaults,
+): O {
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;
-    out[key] = parseOptionValue(optionNamed(key), value, `option ${key}`);
+    out[key] = parseOptionValue(optionNamed(set, key), value, `option ${key}`);
   }
-  return out as Options;
+  return out as O;
 }

@@ -1,5 +1,5 @@
-import { OPTION_SPECS } from '../config.js';
 import { nearestName } from '../nearest-name.js';
+import type { OptionSet } from './declare.js';
 
 /** What `--help` and a usage error say beyond the options: the commands, and the option meant. */
 
@@ -50,10 +50,10 @@ export function meantOptions(unknown: string, flags: readonly string[]): string[
 }
 
 /** Commander's message for an unknown option, with the long option that was likely meant. */
-export function unknownOptionMessage(message: string): string {
+export function unknownOptionMessage<O extends object>(set: OptionSet<O>, message: string): string {
   const flag = message.match(/unknown option '([^']+)'/)?.[1];
   if (flag === undefined) return message;
-  const meant = meantOptions(flag, ['--config', '--help', '--version', ...OPTION_SPECS.map((s) => s.flag)]);
+  const meant = meantOptions(flag, ['--config', '--help', '--version', ...set.specs.map((s) => s.flag)]);
   const hint =
     meant.length === 0
       ? ''

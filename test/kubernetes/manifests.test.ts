@@ -7,7 +7,7 @@ import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IService } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
-import { OPTION_SPECS } from '../../src/config.js';
+import { OPTION_SET, OPTION_SPECS } from '../../src/config.js';
 import { BUDGET_SHARES, HEAP_SHARE } from '../../src/memory-budget.js';
 import { misspeltEnvNames, optionsFromEnv } from '../../src/options/env.js';
 import { PASSPORTAL_FAKE_IMAGE } from '../../src/testcontainers/index.js';
@@ -224,7 +224,7 @@ describe('the base: one fake, its state and its Secrets', () => {
 
   it('keeps the state file on the claimed volume', () => {
     const { env, claims } = fakeOf(base);
-    const state = optionsFromEnv(env).stateFile;
+    const state = optionsFromEnv(OPTION_SET, env).stateFile;
     expect(state).toMatch(/^\/.+\.json$/);
     const { mount, volume } = mountOf(base, state as string);
     expect(mount?.readOnly).not.toBe(true);
@@ -262,7 +262,7 @@ describe('the base: one fake, its state and its Secrets', () => {
     expect(window(container.startupProbe)).toBeGreaterThanOrEqual(60);
 
     const { mock, http } = await createTestServer(
-      optionsFromEnv({ ADMIN_TOKEN: env.ADMIN_TOKEN, ADMIN_HOSTS: env.ADMIN_HOSTS }),
+      optionsFromEnv(OPTION_SET, { ADMIN_TOKEN: env.ADMIN_TOKEN, ADMIN_HOSTS: env.ADMIN_HOSTS }),
     );
     try {
       // As the kubelet asks: the pod's IP and port as Host, its own user agent, no token.
@@ -299,7 +299,7 @@ describe('the base: one fake, its state and its Secrets', () => {
 
   it('gives a writable volume to every folder the fake writes to; the Secrets are mounted read-only', () => {
     const { env, container } = fakeOf(base);
-    const options = optionsFromEnv({ ...imageEnv(), ...env });
+    const options = optionsFromEnv(OPTION_SET, { ...imageEnv(), ...env });
     for (const path of [options.stateFile, `${options.tlsDir}/server.pem`, '/tmp/x']) {
       const { mount, volume } = mountOf(base, path as string);
       expect(mount, path).toBeDefined();
@@ -317,7 +317,7 @@ describe('the base: one fake, its state and its Secrets', () => {
     const adminToken = container.env?.find((e) => e.name === 'ADMIN_TOKEN');
     expect(adminToken?.value).toBeUndefined();
     expect(adminToken?.valueFrom?.secretKeyRef).toEqual({ name: 'passportal-fake-admin', key: 'token' });
-    const options = optionsFromEnv(env);
+    const options = optionsFromEnv(OPTION_SET, env);
     expect(options.adminToken).toBe(ADMIN_TOKEN);
     // The CA: the two keys of a kubernetes.io/tls Secret, as files of its mount.
     for (const [path, key] of [
@@ -333,7 +333,7 @@ describe('the base: one fake, its state and its Secrets', () => {
     // Every variable is an option of the fake (or named here), none misspelt, every value valid.
     const optionNames = new Set(OPTION_SPECS.map((s) => s.env));
     expect(Object.keys(env).filter((name) => !optionNames.has(name) && !(name in NOT_OPTIONS))).toEqual([]);
-    expect(misspeltEnvNames(env)).toEqual([]);
+    expect(misspeltEnvNames(OPTION_SET, env)).toEqual([]);
   });
 
   it('sizes the memory limit to hold the heap, the bodies in flight and Node itself; the budget is under a fifth of the heap', () => {
@@ -346,7 +346,7 @@ describe('the base: one fake, its state and its Secrets', () => {
     expect(oldSpace).toBeDefined();
     const heapLimit = heapLimitOf(Number(oldSpace));
     expect(heapLimit).toBeGreaterThanOrEqual(Number(oldSpace) * MiB);
-    const budget = optionsFromEnv(env).memoryBudget ?? 0;
+    const budget = optionsFromEnv(OPTION_SET, env).memoryBudget ?? 0;
     expect(budget).toBeGreaterThan(0);
     expect(budget).toBeLessThanOrEqual(heapLimit * HEAP_SHARE);
     // Bodies in flight are buffers outside the heap, up to their share of the budget.
@@ -369,7 +369,7 @@ describe('the base: one fake, its state and its Secrets', () => {
       `${service.metadata?.name}.${NAMESPACE}.svc.cluster.local`,
     ];
     const { mock, http } = await createTestServer(
-      optionsFromEnv({ ADMIN_TOKEN: env.ADMIN_TOKEN, ADMIN_HOSTS: env.ADMIN_HOSTS }),
+      optionsFromEnv(OPTION_SET, { ADMIN_TOKEN: env.ADMIN_TOKEN, ADMIN_HOSTS: env.ADMIN_HOSTS }),
     );
     try {
       for (const name of names) {

@@ -1,7 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
-import { killChild, spawnCli, waitForListening } from '../support/run-cli.js';
-import { SMALL_SET } from '../support/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { smallHeapFake } from '../support/small-heap-fake.js';
 
 /**
  * Admin calls cannot kill the fake: the records they leave (large faults, many declarations)
@@ -12,27 +10,7 @@ import { SMALL_SET } from '../support/test-server.js';
 
 const HEAP_MB = 96;
 
-let child: ChildProcess | undefined;
-let stderr = '';
-
-afterEach(async () => {
-  const c = child;
-  child = undefined;
-  await killChild(c);
-});
-
-async function startFake(): Promise<string> {
-  stderr = '';
-  child = spawnCli(['--port', '0', '--fixtures', SMALL_SET], {
-    NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}`,
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const url = await waitForListening(child);
-  child.stdout?.resume();
-  return url;
-}
+const fake = smallHeapFake(HEAP_MB);
 
 interface Usage {
   used: number;
@@ -57,7 +35,7 @@ async function post(base: string, path: string, body: string): Promise<{ status:
 
 describe('admin records under a small heap', () => {
   it('fifteen large faults: the ones past the controls share are refused, the fake stays up and reports the bytes', async () => {
-    const base = await startFake();
+    const base = await fake.start();
     const { bodies, controls: empty } = await memory(base);
     expect(empty.used).toBe(0);
     // As large as a body may be (fifteen of them are more than the heap), then smaller ones.
@@ -81,11 +59,11 @@ describe('admin records under a small heap', () => {
     const { controls } = await memory(base);
     expect(controls.used).toBeGreaterThan(controls.limit / 2);
     expect(controls.used).toBeLessThanOrEqual(controls.limit);
-    expect(child?.exitCode, stderr).toBeNull();
+    expect(fake.exitCode, fake.stderr).toBeNull();
   }, 120_000);
 
   it('small declarations until refused: the fake stays up and reports what they hold', async () => {
-    const base = await startFake();
+    const base = await fake.start();
     const body = JSON.stringify({ path: `/api/v2/${'p'.repeat(2000)}`, location: 'l'.repeat(1024) });
     let added = 0;
     let refusal = '';
@@ -105,6 +83,6 @@ describe('admin records under a small heap', () => {
     expect(controls.used).toBeGreaterThan(controls.limit / 2);
     expect(controls.used).toBeLessThanOrEqual(controls.limit);
     expect(added).toBeGreaterThan(100);
-    expect(child?.exitCode, stderr).toBeNull();
+    expect(fake.exitCode, fake.stderr).toBeNull();
   }, 120_000);
 });

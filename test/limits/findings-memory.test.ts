@@ -1,8 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accessToken } from '../support/request-token.js';
-import { killChild, spawnCli, waitForListening } from '../support/run-cli.js';
-import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
+import { smallHeapFake } from '../support/small-heap-fake.js';
+import { ACME_KEY } from '../support/test-server.js';
 
 /**
  * What a request leaves behind in the journal and the report (its violations and notices) counts
@@ -17,27 +16,7 @@ const HEAP_MB = 128;
 const ROUNDS = 30;
 const KEYS = 20_000;
 
-let child: ChildProcess | undefined;
-let stderr = '';
-
-afterEach(async () => {
-  const c = child;
-  child = undefined;
-  await killChild(c);
-});
-
-async function startFake(): Promise<string> {
-  stderr = '';
-  child = spawnCli(['--port', '0', '--fixtures', SMALL_SET], {
-    NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}`,
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const url = await waitForListening(child);
-  child.stdout?.resume();
-  return url;
-}
+const fake = smallHeapFake(HEAP_MB);
 
 /** `{"k0": entry, "k1": entry, ...}`: detail keys no template has. */
 function unknownDetailKeys(count: number): string {
@@ -56,7 +35,7 @@ interface Health {
 
 describe(`findings under a ${HEAP_MB} MB heap`, () => {
   it('PATCHes with 20,000 unknown detail keys and creates with 20,000 unknown fields, again and again: alive, findings in the budget, counts exact', async () => {
-    const base = await startFake();
+    const base = await fake.start();
     const token = await accessToken(base, ACME_KEY);
     const headers = { 'x-access-token': token, 'content-type': 'application/json' };
     const patch = unknownDetailKeys(KEYS);
@@ -64,7 +43,7 @@ describe(`findings under a ${HEAP_MB} MB heap`, () => {
     expect(patch.length).toBeGreaterThan(700_000);
     /** A fetch the fake does not answer (it died): the round and its last words. */
     const died = (i: number) => (error: unknown) => {
-      throw new Error(`round ${i}: ${(error as Error).message}; the fake's stderr: ${stderr}`);
+      throw new Error(`round ${i}: ${(error as Error).message}; the fake's stderr: ${fake.stderr}`);
     };
     for (let i = 0; i < ROUNDS; i++) {
       const patched = await fetch(`${base}/api/v2/documents/101101`, {
@@ -72,17 +51,17 @@ describe(`findings under a ${HEAP_MB} MB heap`, () => {
         headers,
         body: patch,
       }).catch(died(i));
-      expect(patched.status, stderr).toBe(400);
+      expect(patched.status, fake.stderr).toBe(400);
       await patched.arrayBuffer();
       const created = await fetch(`${base}/api/v2/documents`, {
         method: 'POST',
         headers,
         body: create,
       }).catch(died(i));
-      expect(created.status, stderr).toBe(200);
+      expect(created.status, fake.stderr).toBe(200);
       await created.arrayBuffer();
     }
-    expect(child?.exitCode, stderr).toBeNull();
+    expect(fake.exitCode, fake.stderr).toBeNull();
 
     const health = (await (await fetch(`${base}/__admin/health`)).json()) as Health;
     const { findings, journals } = health.memory.kinds;

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Options } from '../../src/config.js';
+import { OPTION_SET, type Options } from '../../src/config.js';
 import { resolveOptions } from '../../src/options/resolve.js';
 import { checkFetchResponse } from '../support/conformance.js';
 import { spawnCli, waitForListening } from '../support/run-cli.js';
@@ -172,7 +172,7 @@ describe('limits set through options', () => {
 
 describe('limit defaults', () => {
   it('are the documented ones', () => {
-    expect(resolveOptions({})).toMatchObject({
+    expect(resolveOptions(OPTION_SET, {})).toMatchObject({
       bodyLimit: 1_048_576,
       maxQueryLength: 8192,
       maxHeaderSize: 16_384,

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError, OPTION_SET } from '../../src/config.js';
 import { optionsFromConfigFile, optionsFromConfigText } from '../../src/options/config-file.js';
 
 describe('reading a config file', () => {
@@ -20,7 +20,7 @@ describe('reading a config file', () => {
         adminHosts: 'fake',
       }),
     );
-    expect(optionsFromConfigFile(file)).toEqual({
+    expect(optionsFromConfigFile(OPTION_SET, file)).toEqual({
       fixtures: join(dir, 'set.json'),
       stateFile: '/var/state.json',
       tlsDir: join(dir, 'tls'),
@@ -31,14 +31,16 @@ describe('reading a config file', () => {
   });
 
   it('names the file and the key of a bad value, and never quotes a secret', () => {
-    expect(() => optionsFromConfigText('{"maxSessions": -1}', 'config file x.json')).toThrow(
+    expect(() => optionsFromConfigText(OPTION_SET, '{"maxSessions": -1}', 'config file x.json')).toThrow(
       'config file x.json: maxSessions: invalid value -1; expected an integer from 0 to 100000',
     );
-    expect(() => optionsFromConfigText('{"adminToken": ""}', 'config file x.json')).toThrow(
+    expect(() => optionsFromConfigText(OPTION_SET, '{"adminToken": ""}', 'config file x.json')).toThrow(
       'config file x.json: adminToken: invalid value (not shown: a secret); expected a non-empty string',
     );
-    expect(() => optionsFromConfigText('{"constructor": 1}', 'config file x.json')).toThrow(ConfigError);
-    expect(() => optionsFromConfigFile(join(tmpdir(), 'no-such-fake-config.json'))).toThrow(
+    expect(() => optionsFromConfigText(OPTION_SET, '{"constructor": 1}', 'config file x.json')).toThrow(
+      ConfigError,
+    );
+    expect(() => optionsFromConfigFile(OPTION_SET, join(tmpdir(), 'no-such-fake-config.json'))).toThrow(
       /cannot be read \(ENOENT\)/,
     );
   });

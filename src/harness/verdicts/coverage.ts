@@ -2,7 +2,7 @@ import type { Violation } from '../../errors.js';
 import type { Notice, NoticeCode } from '../../notices.js';
 import type { BehaviourId } from './behaviours.js';
 import { FindingList, type FindingsPool, findingsBytes, RECORD_BYTES } from './finding-list.js';
-import type { JournalEntry } from './journal.js';
+import { findingBase, type JournalEntry } from './journal.js';
 
 /**
  * What an instance's reports read: how many requests it served and, per operation and per
@@ -192,11 +192,7 @@ export interface KeptCoverage {
 
 function recordOf(entry: JournalEntry): FindingRecord {
   return {
-    requestId: entry.id,
-    time: new Date(entry.arrivedAt).toISOString(),
-    method: entry.method,
-    path: entry.path,
-    status: entry.status,
+    ...findingBase(entry),
     operationId: entry.operationId,
     violations: entry.violations,
     notices: entry.notices,

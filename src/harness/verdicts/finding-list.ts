@@ -1,4 +1,5 @@
 import type { MemoryAccount } from '../../memory-budget.js';
+import { MemoryPool } from './memory-pool.js';
 
 /**
  * The findings (violations, notices) the reports of one server keep, within the `findings` share
@@ -131,41 +132,17 @@ export class FindingList<T> implements PooledList {
  * tenant's pool (over its quota, with the server's as `parent`) trims its sessions' lists to the
  * tenant's quota first, then the server's pool trims as ever.
  */
-export class FindingsPool {
-  readonly budget: MemoryAccount;
-  readonly #lists = new Set<PooledList>();
-  readonly #parent: FindingsPool | undefined;
-
+export class FindingsPool extends MemoryPool<PooledList> {
   constructor(budget: MemoryAccount, parent?: FindingsPool) {
-    this.budget = budget;
-    this.#parent = parent;
-  }
-
-  join(list: PooledList): void {
-    this.#lists.add(list);
-    this.#parent?.join(list);
-  }
-
-  leave(list: PooledList): void {
-    this.#lists.delete(list);
-    this.#parent?.leave(list);
-  }
-
-  /** Drops oldest records until the lists fit: notices first (largest list first), then violations. */
-  trim(): void {
-    while (this.budget.excess('findings') > 0) {
-      const largest = this.#largest('notices') ?? this.#largest('violations');
-      if (!largest?.dropOldest()) break;
-    }
-    this.#parent?.trim();
-  }
-
-  #largest(kind: FindingKind): PooledList | undefined {
-    let largest: PooledList | undefined;
-    for (const list of this.#lists) {
-      if (list.kind === kind && list.size > 0 && (largest === undefined || list.bytes > largest.bytes))
-        largest = list;
-    }
-    return largest;
+    super(
+      'findings',
+      // Notices go first (largest list first), then violations.
+      [
+        (list) => list.kind === 'notices' && list.size > 0,
+        (list) => list.kind === 'violations' && list.size > 0,
+      ],
+      budget,
+      parent,
+    );
   }
 }

@@ -8,6 +8,7 @@ import { pathMatcher } from '../controls/path-pattern.js';
 import type { BehaviourId } from './behaviours.js';
 import { findingsBytes } from './finding-list.js';
 import { type KeptBody, keptBytes, previewBody, readBody, slimBody } from './kept-body.js';
+import { MemoryPool } from './memory-pool.js';
 
 /**
  * The request journal of one instance: the vendor API requests it received, newest last, each
@@ -222,36 +223,9 @@ function entryWeight(record: JournalRecord): number {
  * the server's as `parent`) holds its sessions' journals, which are the server's too: past the
  * tenant's quota its own largest journal drops first, then the server's pool trims as ever.
  */
-export class JournalPool {
-  readonly budget: MemoryAccount;
-  readonly #journals = new Set<Journal>();
-  readonly #parent: JournalPool | undefined;
-
+export class JournalPool extends MemoryPool<Journal> {
   constructor(budget: MemoryAccount, parent?: JournalPool) {
-    this.budget = budget;
-    this.#parent = parent;
-  }
-
-  join(journal: Journal): void {
-    this.#journals.add(journal);
-    this.#parent?.join(journal);
-  }
-
-  leave(journal: Journal): void {
-    this.#journals.delete(journal);
-    this.#parent?.leave(journal);
-  }
-
-  /** Drops oldest entries, largest journal first, until the journals fit the budget again. */
-  trim(): void {
-    while (this.budget.excess('journals') > 0) {
-      let largest: Journal | undefined;
-      for (const j of this.#journals) {
-        if (j.canDrop && (largest === undefined || j.bytes > largest.bytes)) largest = j;
-      }
-      if (!largest?.dropOldest()) break;
-    }
-    this.#parent?.trim();
+    super('journals', [(journal) => journal.canDrop], budget, parent);
   }
 }
 
@@ -474,7 +448,8 @@ export class Journal {
   }
 }
 
-function findingBase(e: JournalEntry) {
+/** What every finding record says of its request: the journal's and the report's lists alike. */
+export function findingBase(e: JournalEntry) {
   return {
     requestId: e.id,
     time: new Date(e.arrivedAt).toISOString(),

@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
  *
  *   cli.ts, index.ts   entry points
  *   http/              the Express app: routers, middleware, handlers
+ *   fleet/             a fleet's replicas: ownership in ids, hop markers, forwarding to the owner;
+ *                      http/ and the entry points use it, it imports only what all share
  *   harness/           what a test tool keeps per instance: journal, faults, sessions, controls
  *   contract/          the spec: document, operations, validators, fallback mocker, handler types
  *   domain/            the fake itself: store, queries, writes, tokens, fixtures
@@ -95,6 +97,20 @@ const rules: IForbiddenRuleType[] = [
     to: { path: '^src/mcp/' },
   },
   {
+    name: 'fleet-below-http',
+    severity: 'error',
+    from: { path: '^src/fleet/' },
+    to: {
+      path: '^src/(domain|contract|harness|http|tls|live|commands|mcp|client|ui)/|^src/(cli|index)\\.ts$',
+    },
+  },
+  {
+    name: 'fleet-above-the-instance',
+    severity: 'error',
+    from: { path: '^src/(domain|contract|harness|tls)/' },
+    to: { path: '^src/fleet/' },
+  },
+  {
     name: 'server-never-imports-ui',
     severity: 'error',
     from: { path: '^src/', pathNot: '^src/ui/' },
@@ -103,7 +119,7 @@ const rules: IForbiddenRuleType[] = [
   {
     name: 'express-only-in-http',
     severity: 'error',
-    from: { path: '^src/(domain|contract|harness)/' },
+    from: { path: '^src/(domain|contract|harness|fleet)/' },
     to: { path: '(^|/)node_modules/(express|body-parser|cors)/' },
   },
 ];

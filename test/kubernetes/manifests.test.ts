@@ -582,6 +582,14 @@ describe('the fleet overlay: replicas that own their sessions', () => {
       // The Service's own names stay.
       for (const host of (fakeOf(base).env.ADMIN_HOSTS ?? '').split(',')) expect(adminHosts).toContain(host);
     }
+    // Every variable is an option of the fake (or named here), none misspelt, the fleet's read as such.
+    const { env } = fakeOf(fleet, 2);
+    const optionNames = new Set(OPTION_SPECS.map((s) => s.env));
+    expect(Object.keys(env).filter((name) => !optionNames.has(name) && !(name in NOT_OPTIONS))).toEqual([]);
+    expect(misspeltEnvNames(env)).toEqual([]);
+    const options = optionsFromEnv(env);
+    expect(options.fleetOrdinal).toBe(2);
+    expect(options.fleetPeers).toBe(expected);
     const secret = container.env?.find((e) => e.name === 'FLEET_SECRET');
     expect(secret?.value).toBeUndefined();
     expect(secret?.valueFrom?.secretKeyRef).toEqual({ name: 'passportal-fake-fleet', key: 'secret' });

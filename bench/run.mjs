@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tokenRequest, writeBenchData } from './data.mjs';
+import { fleetRows, measureFleet } from './fleet.mjs';
 import { measureHttps, printHttps } from './https.mjs';
 import { measure } from './lib/load.mjs';
 import {
@@ -389,6 +390,13 @@ async function main() {
     const load = await runInProcess(['load', data.files[CONFIG.largeDocuments], String(CONFIG.loadWarmRuns)]);
     const large = await largeSet(data);
     const stateFile = await measureStateFile(data.files[CONFIG.documents], tmp, log);
+    // A session read sent to its owner against the same read forwarded once by another replica.
+    const fleet = await measureFleet({
+      durationSeconds: CONFIG.durationSeconds,
+      warmupSeconds: CONFIG.warmupSeconds,
+      connections: CONFIG.connections,
+      log,
+    });
     // The lightness table: CPU per request ÷ static Express, the journal's share, peak RSS,
     // start-up ÷ bare Node, a second instance, the image (bench/lightness.mjs).
     const lightness = await measureLightness(ROOT, { startupRounds: CONFIG.startupRounds });
@@ -412,6 +420,7 @@ async function main() {
       load,
       large,
       stateFile,
+      fleet,
       lightness,
       benchSeconds: 0,
     };
@@ -420,6 +429,8 @@ async function main() {
     printReport(report);
     printHttps(report.https);
     printLightness(report.lightness);
+    console.log('\nA fleet: a request forwarded once to its owner beside the same request sent to it');
+    for (const [label, value] of fleetRows(report.fleet)) console.log(`  ${label}: ${value}`);
     const dir = join(ROOT, 'bench/results');
     await mkdir(dir, { recursive: true });
     const text = `${JSON.stringify(report, null, 2)}\n`;

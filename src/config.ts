@@ -90,8 +90,14 @@ const journal = {
   logFormat: oneOf(['json', 'pretty'], 'json', 'log format: json lines, or pretty (the command prints pretty lines to a terminal unless told json)'),
 };
 
+const fleet = {
+  fleetPeers: text(undefined, 'replicas of a fleet, each owning the sessions it creates: ordinal=base URL, comma-separated (0=http://fake-0.fake:4010,1=http://fake-1.fake:4010); docs/fleet.md'),
+  fleetOrdinal: int(0, 9999, undefined, "this replica's ordinal in --fleet-peers (default: the number ending the host name, as a StatefulSet names its pods)"),
+  fleetSecret: secret(text(undefined, 'secret shared by the replicas of a fleet; peer calls carry proof of it (needed with --fleet-peers)')),
+};
+
 /** The groups, in the order `--help` and docs/options.md show them, each with its heading. */
-const GROUPS = { network, tls, state, dialect, limits, sessions, journal };
+const GROUPS = { network, tls, state, dialect, limits, sessions, journal, fleet };
 
 export const GROUP_TITLES: Record<keyof typeof GROUPS, string> = {
   network: 'Network and access',
@@ -101,10 +107,11 @@ export const GROUP_TITLES: Record<keyof typeof GROUPS, string> = {
   limits: 'Limits: sizes, times, connections, memory',
   sessions: 'Sessions',
   journal: 'Journal, logs and response checks',
+  fleet: 'Fleet (replicas that own their sessions)',
 };
 
 // A group left out here is a compile error at OPTION_SPECS (its keys are not keys of Options).
-const DECLARED = { ...network, ...tls, ...state, ...dialect, ...limits, ...sessions, ...journal };
+const DECLARED = { ...network, ...tls, ...state, ...dialect, ...limits, ...sessions, ...journal, ...fleet };
 
 /**
  * The one typed options object: flags, variables, the config file, the API and the admin API feed

@@ -264,6 +264,22 @@ export const ERROR_KINDS = {
       'a rate limit set through POST /__admin/rate-limits (or the throttled scenario) is used up for its window; Retry-After says in how many seconds it frees (off by default: the live limits are not published)',
     violation: false,
   },
+  replicaUnavailable: {
+    status: 503,
+    code: 0,
+    message: 'replica unavailable',
+    meaning:
+      'the fleet replica owning the session (or a replica a fleet-wide view needs) does not answer; Retry-After says when to try again (docs/fleet.md)',
+    violation: false,
+  },
+  fleetHopRefused: {
+    status: 403,
+    code: 0,
+    message: 'fleet hop marker refused',
+    meaning:
+      'a request carried a fleet hop marker that is not signed with the fleet secret, or is stale (docs/fleet.md)',
+    violation: false,
+  },
   tooManySessions: {
     status: 429,
     code: 0,

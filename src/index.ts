@@ -17,6 +17,7 @@ import { createOperationValidators } from './contract/request-validator.js';
 import { loadSpec } from './contract/spec-document.js';
 import { loadFixtureInput } from './domain/fixtures/load-fixtures.js';
 import type { ApiKey, FixtureSet } from './domain/types.js';
+import { fleetOf } from './fleet/fleet.js';
 import { applyScenarioFiles } from './harness/controls/scenario-files.js';
 import { watchFixtures } from './harness/instance/fixture-watch.js';
 import { createInstance, type Instance, serverMemory } from './harness/instance/instance.js';
@@ -183,7 +184,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
           operationIds,
           findingsLimit,
         });
+  // A fleet replica: its session ids name it (ConfigError, before anything listens, for bad options).
+  const fleet = fleetOf(options);
   const sessions = new SessionRegistry({
+    newId: fleet === undefined ? undefined : () => fleet.newSessionId(),
     runs,
     runsOf: (owner) => tenants?.get(owner)?.runs,
     maxSessions: options.maxSessions,
@@ -235,6 +239,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     tlsCaPem: certificates?.ca.certPem,
     memory: budget,
     mcp,
+    fleet,
   });
   // With a state file, every acknowledged change is on disk first; without one, requests take
   // no extra step.

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
  *
  *   cli.ts, index.ts   entry points
  *   http/              the Express app: routers, middleware, handlers
+ *   fleet/             a fleet's replicas: ownership in ids, hop markers, forwarding to the owner;
+ *                      http/ and the entry points use it, it imports only what all share
  *   harness/           what a test tool keeps per instance, in rooms by concern (lowest first):
  *                      controls/, verdicts/, sessions/, instance/, tenants/, persistence/
  *   contract/          the spec: document, operations, validators, fallback mocker, handler types
@@ -122,6 +124,20 @@ const rules: IForbiddenRuleType[] = [
     to: { path: '^src/mcp/' },
   },
   {
+    name: 'fleet-below-http',
+    severity: 'error',
+    from: { path: '^src/fleet/' },
+    to: {
+      path: '^src/(domain|contract|harness|http|tls|live|commands|mcp|client|ui)/|^src/(cli|index)\\.ts$',
+    },
+  },
+  {
+    name: 'fleet-above-the-instance',
+    severity: 'error',
+    from: { path: '^src/(domain|contract|harness|tls)/' },
+    to: { path: '^src/fleet/' },
+  },
+  {
     name: 'server-never-imports-ui',
     severity: 'error',
     from: { path: '^src/', pathNot: '^src/ui/' },
@@ -130,7 +146,7 @@ const rules: IForbiddenRuleType[] = [
   {
     name: 'express-only-in-http',
     severity: 'error',
-    from: { path: '^src/(domain|contract|harness)/' },
+    from: { path: '^src/(domain|contract|harness|fleet)/' },
     to: { path: '(^|/)node_modules/(express|body-parser|cors)/' },
   },
 ];

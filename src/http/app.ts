@@ -12,6 +12,8 @@ import type { OperationValidators } from '../contract/request-validator.js';
 import type { LoadedSpec } from '../contract/spec-document.js';
 import { createSpecFallback } from '../contract/spec-fallback.js';
 import { ApiError } from '../errors.js';
+import type { Fleet } from '../fleet/fleet.js';
+import { createFleetRouting } from '../fleet/routing.js';
 import type { Instance } from '../harness/instance/instance.js';
 import type { ServerPowers } from '../harness/instance/server-powers.js';
 import { type Session, type SessionRegistry, sessionPath } from '../harness/sessions/sessions.js';
@@ -56,6 +58,8 @@ export interface AppContext {
   memory?: MemoryBudget;
   /** The MCP endpoint at `/__admin/mcp`, when `mcpHttp` is on. */
   mcp?: McpRoute;
+  /** The fleet this server is a replica of (docs/fleet.md); absent: one process. */
+  fleet?: Fleet;
 }
 
 /**
@@ -397,6 +401,7 @@ export function createApp(context: AppContext): RequestListener {
     requestBasics(),
     ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
     corsMiddleware(options.corsOrigins, options.adminOrigins),
+    ...(context.fleet === undefined ? [] : [createFleetRouting(context.fleet)]),
     dispatch({
       tlsCaPem: context.tlsCaPem,
       spec,

@@ -41,6 +41,7 @@ const MiB = 1024 * 1024;
 const NODE_RESERVE = 128 * MiB;
 const NAMESPACE = 'team-platform';
 const ADMIN_TOKEN = 'token-from-the-secret';
+const FLEET_SECRET = 'fleet-secret-from-the-secret';
 /** Variables the pod sets that are not the fake's options, and who reads them. */
 const NOT_OPTIONS: Record<string, string> = {
   NODE_OPTIONS: 'Node (the heap limit)',
@@ -74,13 +75,19 @@ async function schemaErrors(object: RenderedObject): Promise<string[]> {
 }
 
 /** The environment the container sees, as the kubelet builds it: references resolved, `$(VAR)` expanded from earlier entries. */
-function environmentOf(container: IContainer, secrets: Record<string, string>): Record<string, string> {
+function environmentOf(
+  container: IContainer,
+  secrets: Record<string, string>,
+  podIndex = 0,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const entry of container.env ?? []) {
     if (entry.value !== undefined) {
       env[entry.name] = expandReferences(entry.value, env);
     } else if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') {
       env[entry.name] = NAMESPACE;
+    } else if (entry.valueFrom?.fieldRef?.fieldPath === "metadata.labels['apps.kubernetes.io/pod-index']") {
+      env[entry.name] = String(podIndex);
     } else if (entry.valueFrom?.secretKeyRef) {
       const ref = entry.valueFrom.secretKeyRef;
       const value = secrets[`${ref.name}/${ref.key}`];
@@ -95,12 +102,16 @@ function environmentOf(container: IContainer, secrets: Record<string, string>): 
 }
 
 /** The StatefulSet's container, its pod, and its environment. */
-function fakeOf(objects: RenderedObject[]) {
+function fakeOf(objects: RenderedObject[], podIndex = 0) {
   const statefulSet = one<IStatefulSet>(objects, 'StatefulSet');
   const { pod, claims } = podOf(statefulSet);
   const container = pod.spec?.containers[0];
   if (container === undefined) throw new Error('the pod has no container');
-  const env = environmentOf(container, { 'passportal-fake-admin/token': ADMIN_TOKEN });
+  const env = environmentOf(
+    container,
+    { 'passportal-fake-admin/token': ADMIN_TOKEN, 'passportal-fake-fleet/secret': FLEET_SECRET },
+    podIndex,
+  );
   return { statefulSet, pod, claims, container, env };
 }
 
@@ -532,5 +543,70 @@ describe('the tenants component', () => {
         `${size} ${unit}`,
       ).toBeLessThanOrEqual(limit);
     }
+  });
+});
+
+describe('the fleet overlay: replicas that own their sessions', () => {
+  const fleet = render(`${KUBERNETES}/overlays/fleet`);
+
+  it('runs three replicas at once, each with its own state claim (its own state file lock), under the headless Service', () => {
+    const { statefulSet, claims, env } = fakeOf(fleet);
+    expect(statefulSet.spec?.replicas).toBe(3);
+    expect(statefulSet.spec?.podManagementPolicy).toBe('Parallel');
+    const governing = one<IService>(fleet, 'Service', statefulSet.spec?.serviceName);
+    expect(governing.spec?.clusterIP).toBe('None');
+    // A volume claim template: one claim per pod, ReadWriteOnce, kept on scale-down.
+    expect(claims.map((c) => c.spec?.accessModes)).toEqual([['ReadWriteOnce']]);
+    expect(statefulSet.spec?.persistentVolumeClaimRetentionPolicy?.whenScaled).toBe('Retain');
+    const { volume } = mountOf(fleet, optionsFromEnv(OPTION_SET, env).stateFile as string);
+    expect(volume?.persistentVolumeClaim?.claimName).toBe(claims[0]?.metadata?.name);
+  });
+
+  it('gives every pod its ordinal from its pod index and the same peers: every replica by its stable DNS name, to which the admin API answers', () => {
+    const { statefulSet, container } = fakeOf(fleet);
+    const governing = one<IService>(fleet, 'Service', statefulSet.spec?.serviceName);
+    const port = (container.ports ?? []).find((p) => p.name === 'http')?.containerPort;
+    const replicas = statefulSet.spec?.replicas ?? 0;
+    const expected = Array.from(
+      { length: replicas },
+      (_, n) =>
+        `${n}=http://${statefulSet.metadata?.name}-${n}.${governing.metadata?.name}.${NAMESPACE}.svc:${port}`,
+    ).join(',');
+    for (let index = 0; index < replicas; index++) {
+      const { env } = fakeOf(fleet, index);
+      expect(env.FLEET_ORDINAL).toBe(String(index));
+      expect(env.FLEET_PEERS).toBe(expected);
+      expect(env.FLEET_SECRET).toBe(FLEET_SECRET);
+      const adminHosts = (env.ADMIN_HOSTS ?? '').split(',');
+      for (const peer of expected.split(',')) expect(adminHosts).toContain(new URL(peer.slice(2)).hostname);
+      // The Service's own names stay.
+      for (const host of (fakeOf(base).env.ADMIN_HOSTS ?? '').split(',')) expect(adminHosts).toContain(host);
+    }
+    // Every variable is an option of the fake (or named here), none misspelt, the fleet's read as such.
+    const { env } = fakeOf(fleet, 2);
+    const optionNames = new Set(OPTION_SPECS.map((s) => s.env));
+    expect(Object.keys(env).filter((name) => !optionNames.has(name) && !(name in NOT_OPTIONS))).toEqual([]);
+    expect(misspeltEnvNames(OPTION_SET, env)).toEqual([]);
+    const options = optionsFromEnv(OPTION_SET, env);
+    expect(options.fleetOrdinal).toBe(2);
+    expect(options.fleetPeers).toBe(expected);
+    const secret = container.env?.find((e) => e.name === 'FLEET_SECRET');
+    expect(secret?.value).toBeUndefined();
+    expect(secret?.valueFrom?.secretKeyRef).toEqual({ name: 'passportal-fake-fleet', key: 'secret' });
+  });
+
+  it('probes each replica by itself: a dead peer does not take the live ones out of the Service', () => {
+    const { container } = fakeOf(fleet);
+    for (const probe of [container.startupProbe, container.readinessProbe, container.livenessProbe]) {
+      expect(probe?.httpGet?.path).toBe('/__admin/health?partial=1');
+      expect(probe?.httpGet?.port).toBe('http');
+    }
+  });
+
+  it("docs/kubernetes.md has the command that makes the fleet's Secret", () => {
+    const doc = readFileSync(join(ROOT, 'docs/kubernetes.md'), 'utf8');
+    expect(doc).toMatch(
+      /kubectl(?: -n \S+)? create secret generic passportal-fake-fleet --from-(?:literal|file)=secret=/,
+    );
   });
 });

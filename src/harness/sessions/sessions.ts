@@ -90,6 +90,8 @@ export interface SessionRegistryOptions {
   runs?: RunReports;
   /** A tenant's own runs (its run labels are its own), by its name. */
   runsOf?: (owner: string) => RunReports | undefined;
+  /** Makes a new session id (a fleet replica's ids name it); default: 128 random bits, URL-safe. */
+  newId?: () => string;
 }
 
 /** The path prefix under which a session is served. */
@@ -163,8 +165,9 @@ export class SessionRegistry {
         { location: 'body/run', message },
       ]);
     }
-    let id = newId();
-    while (this.#sessions.has(id)) id = newId();
+    const makeId = this.#options.newId ?? newId;
+    let id = makeId();
+    while (this.#sessions.has(id)) id = makeId();
     const now = this.#now();
     const keys = ownKeys ? new OwnKeys() : undefined;
     const built = keys ? keys.apply(dataset) : dataset;

@@ -169,6 +169,8 @@ export const ERRORS_NOT_MET = {
   expectationFailed: 'answered by Node before the app (no journal entry)',
   stateNotSaved: "the fake's own failure (its disk), never something a client meets on the live service",
   unexpected: 'a bug in the fake',
+  replicaUnavailable: "answered by the fleet's routing before any instance (no journal entry)",
+  fleetHopRefused: "answered by the fleet's routing before any instance (no journal entry)",
 } as const satisfies Partial<Record<ErrorKindName, string>>;
 
 /** The error kinds a vendor API request can be answered with: each is a behaviour. */

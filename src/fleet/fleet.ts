@@ -1,0 +1,130 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Options } from '../config.js';
+import { ConfigError } from '../options/parse-value.js';
+
+/**
+ * A fleet: replicas that each own the sessions they create. Ownership is written into the ids a
+ * replica makes (`f<ordinal>-...` session ids), so any replica knows where a request belongs
+ * without a shared store; anything without the mark belongs to replica 0 (the root instance).
+ * Peer calls carry a hop marker signed with the fleet secret, so a client cannot pose as a peer
+ * and a request is forwarded once at most.
+ */
+
+/** The header carrying the hop marker between replicas. */
+export const HOP_HEADER = 'x-passportal-fleet-hop';
+
+/** How old a hop marker may be (ms) before it is refused as stale. */
+const HOP_MAX_AGE_MS = 60_000;
+
+const SESSION_OWNER = /^f(\d{1,4})-/;
+
+export interface Peer {
+  ordinal: number;
+  /** Base URL of the replica's plain HTTP port (admin and vendor API). */
+  url: URL;
+}
+
+export class Fleet {
+  readonly ordinal: number;
+  readonly peers: ReadonlyMap<number, Peer>;
+  readonly #secret: string;
+
+  constructor(ordinal: number, peers: ReadonlyMap<number, Peer>, secret: string) {
+    this.ordinal = ordinal;
+    this.peers = peers;
+    this.#secret = secret;
+  }
+
+  /** A new session id owned by this replica: `f<ordinal>-` and 128 random bits, URL-safe. */
+  newSessionId(): string {
+    return `f${this.ordinal}-${randomBytes(16).toString('base64url')}`;
+  }
+
+  /** The replica owning a session id: its mark, or 0 when it has none. */
+  ownerOfSession(id: string): number {
+    const match = SESSION_OWNER.exec(id);
+    return match === null ? 0 : Number(match[1]);
+  }
+
+  /** The marker this replica sends with a request it forwards. */
+  hopMarker(method: string, path: string, now = Date.now()): string {
+    return `${this.ordinal}.${now}.${this.#sign(`${this.ordinal}.${now}.${method}.${path}`)}`;
+  }
+
+  /** Whether a received marker is signed with the fleet secret, names a peer and is fresh. */
+  verifyHop(marker: string, method: string, path: string, now = Date.now()): boolean {
+    const parts = marker.split('.');
+    if (parts.length !== 3) return false;
+    const [from, ms, mac] = parts as [string, string, string];
+    if (!/^\d{1,4}$/.test(from) || !/^\d{1,16}$/.test(ms) || !/^[0-9a-f]{64}$/.test(mac)) return false;
+    if (!this.peers.has(Number(from))) return false;
+    if (Math.abs(now - Number(ms)) > HOP_MAX_AGE_MS) return false;
+    const expected = Buffer.from(this.#sign(`${from}.${ms}.${method}.${path}`), 'hex');
+    return timingSafeEqual(expected, Buffer.from(mac, 'hex'));
+  }
+
+  #sign(text: string): string {
+    return createHmac('sha256', this.#secret).update(text).digest('hex');
+  }
+}
+
+/**
+ * The fleet the options describe, or undefined without `fleetPeers` (one process, as ever).
+ * Bad input throws a ConfigError naming the option (the command exits 2).
+ */
+export function fleetOf(
+  options: Pick<Options, 'fleetPeers' | 'fleetOrdinal' | 'fleetSecret'>,
+  host = hostname(),
+): Fleet | undefined {
+  if (options.fleetPeers === undefined) {
+    if (options.fleetOrdinal !== undefined || options.fleetSecret !== undefined)
+      throw new ConfigError('option --fleet-ordinal and --fleet-secret need --fleet-peers (FLEET_PEERS)');
+    return undefined;
+  }
+  const peers = new Map<number, Peer>();
+  for (const entry of options.fleetPeers.split(',')) {
+    const item = entry.trim();
+    const match = /^(\d{1,4})=(.+)$/.exec(item);
+    if (match === null)
+      throw new ConfigError(
+        `option --fleet-peers (FLEET_PEERS): "${item}" is not ordinal=URL (e.g. 0=http://fake-0.fake:4010)`,
+      );
+    const ordinal = Number(match[1]);
+    let url: URL;
+    try {
+      url = new URL(match[2] as string);
+    } catch {
+      throw new ConfigError(
+        `option --fleet-peers (FLEET_PEERS): "${match[2]}" of replica ${ordinal} is not a URL`,
+      );
+    }
+    if (url.protocol !== 'http:')
+      throw new ConfigError(
+        `option --fleet-peers (FLEET_PEERS): replica ${ordinal} must have an http:// URL (its plain HTTP port)`,
+      );
+    if (peers.has(ordinal))
+      throw new ConfigError(`option --fleet-peers (FLEET_PEERS): replica ${ordinal} is given twice`);
+    peers.set(ordinal, { ordinal, url });
+  }
+  if (!peers.has(0))
+    throw new ConfigError('option --fleet-peers (FLEET_PEERS): replica 0 (the root instance) is missing');
+  let ordinal = options.fleetOrdinal;
+  if (ordinal === undefined) {
+    const ending = /(\d{1,4})$/.exec(host);
+    if (ending === null)
+      throw new ConfigError(
+        `option --fleet-ordinal (FLEET_ORDINAL) is needed: the host name "${host}" does not end in a number`,
+      );
+    ordinal = Number(ending[1]);
+  }
+  if (!peers.has(ordinal))
+    throw new ConfigError(
+      `option --fleet-ordinal (FLEET_ORDINAL): replica ${ordinal} is not in --fleet-peers`,
+    );
+  if (options.fleetSecret === undefined || options.fleetSecret.length < 16)
+    throw new ConfigError(
+      'option --fleet-secret (FLEET_SECRET) is needed with --fleet-peers: at least 16 characters, the same on every replica',
+    );
+  return new Fleet(ordinal, peers, options.fleetSecret);
+}

@@ -1,0 +1,169 @@
+import type { ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { killChild, runCli, spawnCli, waitForListening } from '../support/run-cli.js';
+import { SMALL_SET } from '../support/test-server.js';
+
+/**
+ * Three real fake processes on loopback, configured as a fleet (no balancer): every replica owns
+ * the sessions it creates, any replica forwards a session's requests once to its owner and relays
+ * the answer, a forged or stale hop marker is refused, a dead owner is a 503 naming it, and a
+ * restarted replica brings its sessions back from its state file.
+ */
+
+const SECRET = 'fleet-secret-for-the-tests-0123456789';
+const dir = mkdtempSync(join(tmpdir(), 'fake-fleet-'));
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of children.splice(0)) await killChild(child);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+type Body = Record<string, unknown>;
+
+async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text === '' ? {} : JSON.parse(text)) as Body };
+}
+
+describe('fleet options', () => {
+  it('refuse a fleet without replica 0, without a secret, or with a bad peer, exiting 2 naming the option', async () => {
+    const [noRoot, noSecret, badPeer, notListed] = await Promise.all([
+      runCli(['--fleet-peers', '1=http://127.0.0.1:1', '--fleet-ordinal', '1'], { FLEET_SECRET: SECRET }),
+      runCli(['--fleet-peers', '0=http://127.0.0.1:1', '--fleet-ordinal', '0']),
+      runCli(['--fleet-ordinal', '0'], { FLEET_PEERS: '0=ftp://x', FLEET_SECRET: SECRET }),
+      runCli(['--fleet-peers', '0=http://127.0.0.1:1', '--fleet-ordinal', '3'], { FLEET_SECRET: SECRET }),
+    ]);
+    expect(noRoot.code).toBe(2);
+    expect(noRoot.stderr).toContain('--fleet-peers');
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toContain('--fleet-secret');
+    expect(badPeer.code).toBe(2);
+    expect(badPeer.stderr).toContain('FLEET_PEERS');
+    expect(notListed.code).toBe(2);
+    expect(notListed.stderr).toContain('--fleet-ordinal');
+  });
+});
+
+describe('a fleet of three replicas', () => {
+  it('forwards each session to its owner, refuses forged hops, answers 503 for a dead owner and brings its sessions back', async () => {
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const peers = ports.map((port, ordinal) => `${ordinal}=http://127.0.0.1:${port}`).join(',');
+    const urls = ports.map((port) => `http://127.0.0.1:${port}`);
+    const start = async (ordinal: number) => {
+      const child = spawnCli(
+        [
+          '--port',
+          String(ports[ordinal]),
+          '--fixtures',
+          SMALL_SET,
+          '--state-file',
+          join(dir, `state-${ordinal}.json`),
+          '--fleet-peers',
+          peers,
+          '--fleet-ordinal',
+          String(ordinal),
+        ],
+        { FLEET_SECRET: SECRET },
+      );
+      children.push(child);
+      await waitForListening(child);
+      return child;
+    };
+    const replicas = await Promise.all([0, 1, 2].map(start));
+
+    // One session created on each replica: its id names the replica.
+    const ids: string[] = [];
+    for (const [ordinal, url] of urls.entries()) {
+      const created = await call('POST', `${url}/__admin/sessions`, {});
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      expect(id).toMatch(new RegExp(`^f${ordinal}-[A-Za-z0-9_-]{22}$`));
+      ids.push(id);
+    }
+
+    // Each session called by URL prefix through each other replica: answered by its owner.
+    for (const [owner, id] of ids.entries()) {
+      for (const [via, url] of urls.entries()) {
+        if (via === owner) continue;
+        const listed = await call('GET', `${url}/sessions/${id}/api/v2/documents?pageNum=1&via=${via}`);
+        expect(listed.status).toBe(401); // no token: the owner's answer, relayed unchanged
+        expect(listed.headers.get('x-fake-session')).toBe(id);
+        const admin = await call('GET', `${url}/sessions/${id}/__admin/health`);
+        expect(admin.status).toBe(200);
+        expect(admin.headers.get('x-fake-session')).toBe(id);
+      }
+    }
+
+    // Every session's journal holds exactly its own requests, without the hop marker; the roots' none.
+    for (const [owner, id] of ids.entries()) {
+      const journal = await call('GET', `${urls[owner]}/sessions/${id}/__admin/requests`);
+      expect(journal.status).toBe(200);
+      const entries = journal.body.requests as Array<{ path: string; headers?: Record<string, string> }>;
+      expect(entries.map((entry) => entry.path).sort()).toEqual(
+        [0, 1, 2]
+          .filter((via) => via !== owner)
+          .map(() => '/api/v2/documents')
+          .sort(),
+      );
+      expect(JSON.stringify(entries)).not.toContain('x-passportal-fleet-hop');
+    }
+    // A session deleted through another replica (admin call on a session) is gone at its owner.
+    const spare = (await call('POST', `${urls[1]}/__admin/sessions`, {})).body.id as string;
+    expect((await call('DELETE', `${urls[0]}/__admin/sessions/${spare}`)).status).toBe(200);
+    expect((await call('GET', `${urls[1]}/sessions/${spare}/__admin/health`)).status).toBe(404);
+    for (const url of urls) {
+      const rootJournal = await call('GET', `${url}/__admin/requests`);
+      expect(rootJournal.body.count).toBe(0);
+    }
+
+    // A hop marker not signed with the fleet secret, or stale, is refused.
+    const path = `/sessions/${ids[1]}/api/v2/documents?pageNum=1`;
+    const forged = await call('GET', `${urls[1]}${path}`, undefined, {
+      'x-passportal-fleet-hop': `0.${Date.now()}.${'0'.repeat(64)}`,
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.body.success).toBe(false);
+    const old = Date.now() - 120_000;
+    const mac = createHmac('sha256', SECRET).update(`0.${old}.GET.${path}`).digest('hex');
+    const stale = await call('GET', `${urls[1]}${path}`, undefined, {
+      'x-passportal-fleet-hop': `0.${old}.${mac}`,
+    });
+    expect(stale.status).toBe(403);
+
+    // kill -9 of replica 2: its session answers 503 naming it, from any replica; the others are untouched.
+    await killChild(replicas[2]);
+    const down = await call('GET', `${urls[0]}/sessions/${ids[2]}/api/v2/documents?pageNum=1`);
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('1');
+    expect(down.body.success).toBe(false);
+    expect(down.body.message).toContain('replica 2');
+    expect((await call('GET', `${urls[0]}/sessions/${ids[1]}/__admin/health`)).status).toBe(200);
+
+    // Restarted with its state file, replica 2 serves its session again, through the others too.
+    await start(2);
+    const back = await call('GET', `${urls[0]}/sessions/${ids[2]}/__admin/requests`);
+    expect(back.status).toBe(200);
+    expect(back.headers.get('x-fake-session')).toBe(ids[2]);
+  }, 60_000);
+});

@@ -16,6 +16,7 @@ import { clientOperationIds } from './contract/operations.js';
 import { createOperationValidators } from './contract/request-validator.js';
 import { loadSpec } from './contract/spec-document.js';
 import { loadFixtureInput } from './domain/fixtures/load-fixtures.js';
+import { markIssuedTokens } from './domain/tokens.js';
 import type { ApiKey, FixtureSet } from './domain/types.js';
 import { fleetOf } from './fleet/fleet.js';
 import { applyScenarioFiles } from './harness/controls/scenario-files.js';
@@ -24,6 +25,7 @@ import { createInstance, type Instance, serverMemory } from './harness/instance/
 import { datasetOf, type InstanceControls } from './harness/instance/instance-controls.js';
 import { ServerPowers, type SessionOptions } from './harness/instance/server-powers.js';
 import { keepStateInFile } from './harness/persistence/kept-state.js';
+import { markOwnKeys } from './harness/sessions/own-keys.js';
 import { SessionRegistry, sessionPath } from './harness/sessions/sessions.js';
 import { TenantRegistry } from './harness/tenants/tenants.js';
 import { RunReports } from './harness/verdicts/run-reports.js';
@@ -186,6 +188,11 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
         });
   // A fleet replica: its session ids name it (ConfigError, before anything listens, for bad options).
   const fleet = fleetOf(options);
+  if (fleet !== undefined) {
+    // Own keys and tokens name the replica too, so any replica can route them at the root URL.
+    markOwnKeys(fleet.ordinal);
+    markIssuedTokens(fleet.tokenMark);
+  }
   const sessions = new SessionRegistry({
     newId: fleet === undefined ? undefined : () => fleet.newSessionId(),
     runs,

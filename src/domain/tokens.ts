@@ -66,8 +66,19 @@ export const MAX_TOKENS = 100_000;
  */
 export const TOKEN_BYTES = 160;
 
+/** What every token this process issues starts with: a fleet replica's `f<ordinal>-`, else nothing. */
+let tokenMark = '';
+
+/**
+ * Makes every token issued from now on start with `mark` (a fleet replica names itself so, and
+ * any replica then knows which one a token at the root URL belongs to). One process is one replica.
+ */
+export function markIssuedTokens(mark: string): void {
+  tokenMark = mark;
+}
+
 function newToken(): string {
-  return randomBytes(32).toString('base64url');
+  return tokenMark + randomBytes(32).toString('base64url');
 }
 
 /**

@@ -18,6 +18,8 @@ export const HOP_HEADER = 'x-passportal-fleet-hop';
 const HOP_MAX_AGE_MS = 60_000;
 
 const SESSION_OWNER = /^f(\d{1,4})-/;
+/** An own key ID a replica made: its ordinal as 4 decimal digits, then 60 hex digits. */
+const KEY_OWNER = /^(\d{4})[0-9a-f]{60}$/;
 
 export interface Peer {
   ordinal: number;
@@ -45,6 +47,22 @@ export class Fleet {
   ownerOfSession(id: string): number {
     const match = SESSION_OWNER.exec(id);
     return match === null ? 0 : Number(match[1]);
+  }
+
+  /** What the tokens this replica issues start with: `f<ordinal>-`. */
+  get tokenMark(): string {
+    return `f${this.ordinal}-`;
+  }
+
+  /** The replica owning an own key ID (`0002` + 60 hex digits), or 0 for any other key. */
+  ownerOfKey(keyId: string): number {
+    const match = KEY_OWNER.exec(keyId);
+    return match === null ? 0 : Number(match[1]);
+  }
+
+  /** The replica that issued a token (`f<ordinal>-...`), or 0 for a token without the mark. */
+  ownerOfToken(token: string): number {
+    return this.ownerOfSession(token);
   }
 
   /** The marker this replica sends with a request it forwards. */

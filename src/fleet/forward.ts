@@ -42,7 +42,7 @@ function passable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 export function replicaUnavailable(peer: Peer): ApiError {
   return new ApiError(
     'replicaUnavailable',
-    `replica ${peer.ordinal} (${peer.url.host}), which owns this session, does not answer; try again shortly`,
+    `replica ${peer.ordinal} (${peer.url.host}), which owns what this request names, does not answer; try again shortly`,
   );
 }
 

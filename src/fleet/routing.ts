@@ -19,6 +19,24 @@ function sessionIdOf(path: string): string | undefined {
   return id === '' ? undefined : id;
 }
 
+/** The first value of a header, when it is a non-empty string. */
+function headerText(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === '' ? undefined : text;
+}
+
+/**
+ * The replica a vendor call at the root URL belongs to: the token call's `x-key` names it when it
+ * is an own key a replica made, a token (`x-access-token`, else `x-api-token`) when a replica
+ * issued it; anything else (default keys, no credentials) belongs to replica 0, the root's.
+ */
+function ownerAtRoot(fleet: Fleet, req: IncomingMessage): number {
+  const key = headerText(req.headers['x-key']);
+  if (key !== undefined) return fleet.ownerOfKey(key);
+  const token = headerText(req.headers['x-access-token']) ?? headerText(req.headers['x-api-token']);
+  return token === undefined ? 0 : fleet.ownerOfToken(token);
+}
+
 /** The path of a request URL without its query. */
 function pathOfUrl(url: string): string {
   const query = url.indexOf('?');
@@ -53,9 +71,19 @@ export function createFleetRouting(
       next();
       return;
     }
-    const id = sessionIdOf(pathOfUrl(url));
+    const path = pathOfUrl(url);
+    const id = sessionIdOf(path);
     if (id === undefined) {
-      next();
+      // The vendor API at the root URL: its owner by the key or token it carries.
+      if (!path.startsWith('/api/')) {
+        next();
+        return;
+      }
+      const owner = ownerAtRoot(fleet, req);
+      const peer = fleet.peers.get(owner);
+      // A mark naming no replica of this fleet is answered here (an unknown key or token).
+      if (owner === fleet.ordinal || peer === undefined) next();
+      else forwardTo(fleet, peer, req, res, next);
       return;
     }
     const owner = fleet.ownerOfSession(id);

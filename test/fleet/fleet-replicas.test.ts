@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessToken, requestToken } from '../support/request-token.js';
 import { killChild, runCli, spawnCli, waitForListening } from '../support/run-cli.js';
-import { SMALL_SET } from '../support/test-server.js';
+import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 /**
  * Three real fake processes on loopback, configured as a fleet (no balancer): every replica owns
@@ -66,11 +67,17 @@ describe('fleet options', () => {
 });
 
 describe('a fleet of three replicas', () => {
-  it('forwards each session to its owner, refuses forged hops, answers 503 for a dead owner and brings its sessions back', async () => {
+  let urls: string[] = [];
+  let replicas: ChildProcess[] = [];
+  let start: (ordinal: number) => Promise<ChildProcess>;
+  /** One session created on each replica (index = its owner). */
+  const ids: string[] = [];
+
+  beforeAll(async () => {
     const ports = [await freePort(), await freePort(), await freePort()];
     const peers = ports.map((port, ordinal) => `${ordinal}=http://127.0.0.1:${port}`).join(',');
-    const urls = ports.map((port) => `http://127.0.0.1:${port}`);
-    const start = async (ordinal: number) => {
+    urls = ports.map((port) => `http://127.0.0.1:${port}`);
+    start = async (ordinal: number) => {
       const child = spawnCli(
         [
           '--port',
@@ -90,10 +97,11 @@ describe('a fleet of three replicas', () => {
       await waitForListening(child);
       return child;
     };
-    const replicas = await Promise.all([0, 1, 2].map(start));
+    replicas = await Promise.all([0, 1, 2].map(start));
+  }, 60_000);
 
+  it('forwards each session to its owner and refuses forged hops', async () => {
     // One session created on each replica: its id names the replica.
-    const ids: string[] = [];
     for (const [ordinal, url] of urls.entries()) {
       const created = await call('POST', `${url}/__admin/sessions`, {});
       expect(created.status).toBe(201);
@@ -101,7 +109,6 @@ describe('a fleet of three replicas', () => {
       expect(id).toMatch(new RegExp(`^f${ordinal}-[A-Za-z0-9_-]{22}$`));
       ids.push(id);
     }
-
     // Each session called by URL prefix through each other replica: answered by its owner.
     for (const [owner, id] of ids.entries()) {
       for (const [via, url] of urls.entries()) {
@@ -150,7 +157,49 @@ describe('a fleet of three replicas', () => {
       'x-passportal-fleet-hop': `0.${old}.${mac}`,
     });
     expect(stale.status).toBe(403);
+  }, 60_000);
 
+  it('routes own keys and tokens at the root URL to the replica that issued them, and the rest to replica 0', async () => {
+    const created = await call('POST', `${urls[1]}/__admin/sessions`, { keys: 'own' });
+    expect(created.status).toBe(201);
+    const keyed = created.body.id as string;
+    const [key] = created.body.keys as Array<{ keyId: string; secret: string }>;
+    // The key ID is still 64 hex characters, its first four naming replica 1.
+    expect(key?.keyId).toMatch(/^0001[0-9a-f]{60}$/);
+    const own = key as { keyId: string; secret: string };
+
+    // The token call at the root of replica 0 reaches the session on replica 1; its token names it.
+    const token = await accessToken(urls[0] as string, own);
+    expect(token).toMatch(/^f1-/);
+    // The token at the root of replica 2 too.
+    const listed = await call('GET', `${urls[2]}/api/v2/documents?pageNum=1`, undefined, {
+      'x-access-token': token,
+    });
+    expect(listed.status).toBe(200);
+    const journal = await call('GET', `${urls[1]}/sessions/${keyed}/__admin/requests`);
+    expect((journal.body.requests as Array<{ path: string }>).map((entry) => entry.path)).toEqual([
+      '/api/v2/auth/client_token',
+      '/api/v2/documents',
+    ]);
+
+    // Default keys belong to the root instance, which lives on replica 0, whichever replica is called.
+    const rootToken = await accessToken(urls[2] as string, ACME_KEY);
+    expect(rootToken).toMatch(/^f0-/);
+    const rootList = await call('GET', `${urls[1]}/api/v2/documents?pageNum=1`, undefined, {
+      'x-access-token': rootToken,
+    });
+    expect(rootList.status).toBe(200);
+    expect((await call('GET', `${urls[0]}/__admin/requests`)).body.count).toBe(2);
+    for (const url of [urls[1], urls[2]])
+      expect((await call('GET', `${url}/__admin/requests`)).body.count).toBe(0);
+    // An unknown key is answered by replica 0's root, as the vendor answers it.
+    const refused = await requestToken(urls[2] as string, { keyId: 'f'.repeat(64), secret: 's' });
+    expect(refused.status).toBe(401);
+    expect((await call('GET', `${urls[0]}/__admin/requests`)).body.count).toBe(3);
+    expect((await call('DELETE', `${urls[2]}/__admin/sessions/${keyed}`)).status).toBe(200);
+  }, 60_000);
+
+  it('answers 503 for a dead owner and brings its sessions back after a restart', async () => {
     // kill -9 of replica 2: its session answers 503 naming it, from any replica; the others are untouched.
     await killChild(replicas[2]);
     const down = await call('GET', `${urls[0]}/sessions/${ids[2]}/api/v2/documents?pageNum=1`);

@@ -46,10 +46,23 @@ export class OwnKeys {
   }
 }
 
+/** The first 4 hex digits of every own key ID this process makes: a fleet replica's ordinal. */
+let keyMark: string | undefined;
+
+/**
+ * Makes every own key ID from now on start with `ordinal` as 4 decimal digits (`0002` + 60 random
+ * hex digits): still 64 hex characters, and any fleet replica knows which one owns the key. One
+ * process is one replica.
+ */
+export function markOwnKeys(ordinal: number): void {
+  keyMark = String(ordinal).padStart(4, '0');
+}
+
 function freshKey(organizationId: number): ApiKey {
   // 64 hex characters, as the live service's key IDs.
   return {
-    keyId: randomBytes(32).toString('hex'),
+    keyId:
+      keyMark === undefined ? randomBytes(32).toString('hex') : keyMark + randomBytes(30).toString('hex'),
     secret: randomBytes(32).toString('base64url'),
     organizationId,
   };

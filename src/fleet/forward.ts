@@ -38,12 +38,81 @@ function passable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return kept;
 }
 
-/** The 503 a request gets while its owner does not answer. */
-export function replicaUnavailable(peer: Peer): ApiError {
+/** The 503 a request gets while its owner (or a replica a fleet-wide view needs) does not answer. */
+export function replicaUnavailable(peer: Peer, role = 'which owns what this request names'): ApiError {
   return new ApiError(
     'replicaUnavailable',
-    `replica ${peer.ordinal} (${peer.url.host}), which owns what this request names, does not answer; try again shortly`,
+    `replica ${peer.ordinal} (${peer.url.host}), ${role}, does not answer; try again shortly`,
   );
+}
+
+/** A peer's whole answer to a question this replica asked it. */
+export interface PeerAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Most bytes of a peer's answer to a fleet-wide view that are read (a bigger one counts as no answer). */
+const MAX_PEER_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** Time a peer has for its whole answer to a fleet-wide view. */
+const ANSWER_TIMEOUT_MS = 5000;
+
+/**
+ * Asks `peer` the bodiless request `req` names (same method, path and headers) with this
+ * replica's hop marker, so it answers for itself alone. Undefined when it does not connect within
+ * a second, does not answer within five, or answers more than 16 MiB.
+ */
+export function askPeer(fleet: Fleet, peer: Peer, req: IncomingMessage): Promise<PeerAnswer | undefined> {
+  const path = req.url ?? '/';
+  const method = req.method ?? 'GET';
+  const headers = passable(req.headers);
+  delete headers['content-length'];
+  headers[HOP_HEADER] = fleet.hopMarker(method, path);
+  return new Promise((resolve) => {
+    const outgoing = request({
+      agent,
+      protocol: peer.url.protocol,
+      hostname: peer.url.hostname,
+      port: peer.url.port,
+      method,
+      path,
+      headers,
+      timeout: ANSWER_TIMEOUT_MS,
+    });
+    const connect = setTimeout(() => outgoing.destroy(new Error('connect timeout')), CONNECT_TIMEOUT_MS);
+    const whole = setTimeout(() => outgoing.destroy(new Error('answer timeout')), ANSWER_TIMEOUT_MS);
+    const finish = (answer: PeerAnswer | undefined): void => {
+      clearTimeout(connect);
+      clearTimeout(whole);
+      resolve(answer);
+    };
+    outgoing.on('socket', (socket) => {
+      if (!socket.connecting) clearTimeout(connect);
+      else socket.once('connect', () => clearTimeout(connect));
+    });
+    outgoing.on('error', () => finish(undefined));
+    outgoing.on('timeout', () => outgoing.destroy(new Error('answer timeout')));
+    outgoing.on('response', (answer) => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      answer.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > MAX_PEER_ANSWER_BYTES) {
+          answer.destroy();
+          finish(undefined);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      answer.on('error', () => finish(undefined));
+      answer.on('end', () =>
+        finish({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }),
+      );
+    });
+    outgoing.end();
+  });
 }
 
 /**

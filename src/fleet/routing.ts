@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { type Fleet, HOP_HEADER } from './fleet.js';
 import { forwardTo } from './forward.js';
+import { answerFleetView, isFleetView } from './views.js';
 
 const SESSION_PREFIX = '/sessions/';
 const ADMIN_SESSION_PREFIX = '/__admin/sessions/';
@@ -72,6 +73,10 @@ export function createFleetRouting(
       return;
     }
     const path = pathOfUrl(url);
+    if (isFleetView(method, path)) {
+      answerFleetView(fleet, req, res, next).catch(next);
+      return;
+    }
     const id = sessionIdOf(path);
     if (id === undefined) {
       // The vendor API at the root URL: its owner by the key or token it carries.

@@ -199,6 +199,19 @@ describe('a fleet of three replicas', () => {
     expect((await call('DELETE', `${urls[2]}/__admin/sessions/${keyed}`)).status).toBe(200);
   }, 60_000);
 
+  it("lists every replica's sessions from any replica", async () => {
+    for (const url of urls) {
+      const listed = await call('GET', `${url}/__admin/sessions`);
+      expect(listed.status).toBe(200);
+      const listedIds = (listed.body.sessions as Array<{ id: string }>).map((entry) => entry.id).sort();
+      expect(listedIds).toEqual([...ids].sort());
+      expect(listed.body.partial).toBeUndefined();
+    }
+    // From a session's URL, the list is that session alone, as in one process.
+    const own = await call('GET', `${urls[1]}/sessions/${ids[1]}/__admin/sessions`);
+    expect((own.body.sessions as Array<{ id: string }>).map((entry) => entry.id)).toEqual([ids[1]]);
+  }, 60_000);
+
   it('answers 503 for a dead owner and brings its sessions back after a restart', async () => {
     // kill -9 of replica 2: its session answers 503 naming it, from any replica; the others are untouched.
     await killChild(replicas[2]);
@@ -208,6 +221,19 @@ describe('a fleet of three replicas', () => {
     expect(down.body.success).toBe(false);
     expect(down.body.message).toContain('replica 2');
     expect((await call('GET', `${urls[0]}/sessions/${ids[1]}/__admin/health`)).status).toBe(200);
+
+    // The session list fails closed naming the dead replica, unless a partial list is asked for.
+    const closed = await call('GET', `${urls[1]}/__admin/sessions`);
+    expect(closed.status).toBe(503);
+    expect(closed.headers.get('retry-after')).toBe('1');
+    expect(closed.body.message).toContain('replica 2');
+    const partial = await call('GET', `${urls[1]}/__admin/sessions?partial=1`);
+    expect(partial.status).toBe(200);
+    expect(partial.body.partial).toBe(true);
+    expect(partial.body.missing).toEqual([2]);
+    expect((partial.body.sessions as Array<{ id: string }>).map((entry) => entry.id).sort()).toEqual(
+      [ids[0], ids[1]].sort(),
+    );
 
     // Restarted with its state file, replica 2 serves its session again, through the others too.
     await start(2);

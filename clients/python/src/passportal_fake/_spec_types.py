@@ -456,6 +456,11 @@ class Settings(TypedDict, total=False):
     validateResponses: bool
 
 
+class ListSessionsQuery(TypedDict, total=False):
+    """The query of listSessions."""
+    partial: Literal["1", "true"]
+
+
 class _SessionInfoRequired(TypedDict):
     id: str
     baseUrl: str
@@ -470,8 +475,13 @@ class SessionInfo(_SessionInfoRequired, total=False):
     owner: str
 
 
-class SessionList(TypedDict):
+class _SessionListRequired(TypedDict):
     sessions: List[SessionInfo]
+
+
+class SessionList(_SessionListRequired, total=False):
+    partial: bool
+    missing: List[int]
 
 
 class SessionInput(TypedDict, total=False):
@@ -609,7 +619,9 @@ REQUEST_FIELDS: Dict[str, Dict[str, FieldRule]] = {
         "maxCreatedDocuments": FieldRule("body", False, minimum=0, maximum=10000000),
         "validateResponses": FieldRule("body", False),
     },
-    "listSessions": {},
+    "listSessions": {
+        "partial": FieldRule("query", False, enum=("1", "true")),
+    },
     "createSession": {
         "fixtures": FieldRule("body", False),
         "expires": FieldRule("body", False),

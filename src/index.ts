@@ -236,7 +236,10 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     ? (await import('./mcp/http-endpoint.js')).createMcpEndpoint(spec, () => mock.url)
     : undefined;
   const served = createApp({
-    handlers: { vendor: createVendorHandlers(spec.document), admin: createAdminHandlers(powers) },
+    handlers: {
+      vendor: createVendorHandlers(spec.document),
+      admin: createAdminHandlers(powers, fleet === undefined ? undefined : () => fleet.health()),
+    },
     options,
     spec,
     powers,

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import type { Options } from '../config.js';
 import { ConfigError } from '../options/parse-value.js';
@@ -25,6 +26,29 @@ export interface Peer {
   ordinal: number;
   /** Base URL of the replica's plain HTTP port (admin and vendor API). */
   url: URL;
+}
+
+/** How long a peer has to accept a connection before health says it is down. */
+const PROBE_TIMEOUT_MS = 500;
+
+/** The fleet block of the root's health: this replica and whether each peer accepts connections. */
+export interface FleetHealth {
+  ordinal: number;
+  peers: Array<{ ordinal: number; url: string; up: boolean }>;
+}
+
+/** Whether `url`'s host accepts a TCP connection within half a second. */
+function accepts(url: URL): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port || 80) });
+    const done = (up: boolean): void => {
+      socket.destroy();
+      resolve(up);
+    };
+    socket.setTimeout(PROBE_TIMEOUT_MS, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
 }
 
 export class Fleet {
@@ -63,6 +87,22 @@ export class Fleet {
   /** The replica that issued a token (`f<ordinal>-...`), or 0 for a token without the mark. */
   ownerOfToken(token: string): number {
     return this.ownerOfSession(token);
+  }
+
+  /** This replica's ordinal and which peers accept connections (probed at once, half a second each). */
+  async health(): Promise<FleetHealth> {
+    const peers = [...this.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
+    const up = await Promise.all(
+      peers.map((peer) => (peer.ordinal === this.ordinal ? true : accepts(peer.url))),
+    );
+    return {
+      ordinal: this.ordinal,
+      peers: peers.map((peer, index) => ({
+        ordinal: peer.ordinal,
+        url: peer.url.origin,
+        up: up[index] ?? false,
+      })),
+    };
   }
 
   /** The marker this replica sends with a request it forwards. */

@@ -199,7 +199,7 @@ describe('a fleet of three replicas', () => {
     expect((await call('DELETE', `${urls[2]}/__admin/sessions/${keyed}`)).status).toBe(200);
   }, 60_000);
 
-  it("lists every replica's sessions from any replica", async () => {
+  it("lists every replica's sessions from any replica; health says which replicas answer", async () => {
     for (const url of urls) {
       const listed = await call('GET', `${url}/__admin/sessions`);
       expect(listed.status).toBe(200);
@@ -207,6 +207,13 @@ describe('a fleet of three replicas', () => {
       expect(listedIds).toEqual([...ids].sort());
       expect(listed.body.partial).toBeUndefined();
     }
+    // The root's health says which replica answers and which replicas accept connections.
+    const health = await call('GET', `${urls[1]}/__admin/health`);
+    expect(health.status).toBe(200);
+    expect(health.body.fleet).toEqual({
+      ordinal: 1,
+      peers: urls.map((url, ordinal) => ({ ordinal, url, up: true })),
+    });
     // From a session's URL, the list is that session alone, as in one process.
     const own = await call('GET', `${urls[1]}/sessions/${ids[1]}/__admin/sessions`);
     expect((own.body.sessions as Array<{ id: string }>).map((entry) => entry.id)).toEqual([ids[1]]);
@@ -221,6 +228,14 @@ describe('a fleet of three replicas', () => {
     expect(down.body.success).toBe(false);
     expect(down.body.message).toContain('replica 2');
     expect((await call('GET', `${urls[0]}/sessions/${ids[1]}/__admin/health`)).status).toBe(200);
+
+    const health = await call('GET', `${urls[0]}/__admin/health`);
+    expect(health.status).toBe(200);
+    expect((health.body.fleet as { peers: Array<{ up: boolean }> }).peers.map((peer) => peer.up)).toEqual([
+      true,
+      true,
+      false,
+    ]);
 
     // The session list fails closed naming the dead replica, unless a partial list is asked for.
     const closed = await call('GET', `${urls[1]}/__admin/sessions`);

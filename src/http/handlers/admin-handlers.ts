@@ -2,6 +2,7 @@ import type { Settings } from '../../config.js';
 import type { OperationContext, OperationTable } from '../../contract/operation-handler.js';
 import type { AdminOperationId } from '../../contract/operation-ids.js';
 import { ApiError } from '../../errors.js';
+import type { FleetHealth } from '../../fleet/fleet.js';
 import type { ExpectedViolationInput } from '../../harness/controls/expected-violations.js';
 import type { FaultInput } from '../../harness/controls/faults.js';
 import { datasetFromInput } from '../../harness/instance/fixture-input.js';
@@ -70,7 +71,11 @@ function runsAsked(powers: ServerPowers, context: OperationContext<Instance>): R
   return space.runs;
 }
 
-export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminOperationId, Instance> {
+export function createAdminHandlers(
+  powers: ServerPowers,
+  /** A fleet replica: its ordinal and which peers accept connections, for the root's health. */
+  fleetHealth?: () => Promise<FleetHealth>,
+): OperationTable<AdminOperationId, Instance> {
   const { sessions } = powers;
   /** What a `runNotFound` may name besides the runs asked: every tenant's runs to the operator only. */
   const otherRunLabels = (context: OperationContext<Instance>) => (): readonly string[] =>
@@ -85,7 +90,13 @@ export function createAdminHandlers(powers: ServerPowers): OperationTable<AdminO
     context.tenant === undefined ? undefined : powers.tenants?.get(context.tenant);
   return {
     ...createTroubleHandlers(controls),
-    getHealth: (context) => ({ status: 200, body: controls(context).health() }),
+    getHealth: async (context) => {
+      const health = controls(context).health();
+      // The root's answer in a fleet also says which replicas answer.
+      if (fleetHealth === undefined || context.instance.id !== undefined)
+        return { status: 200, body: health };
+      return { status: 200, body: { ...health, fleet: await fleetHealth() } };
+    },
 
     resetState: (context) => {
       controls(context).reset();

@@ -10,6 +10,18 @@ from typing import Any, Dict, List, Literal, NamedTuple, Optional, Tuple, TypedD
 # class and a `total=False` class on it.
 
 
+class HealthFleetPeersItem(TypedDict):
+    ordinal: int
+    url: str
+    up: bool
+
+
+class HealthFleet(TypedDict):
+    """The root's answer in a fleet only (docs/fleet.md): this replica's ordinal and, for every replica,..."""
+    ordinal: int
+    peers: List[HealthFleetPeersItem]
+
+
 class BudgetUsage(TypedDict):
     used: int
     limit: int
@@ -39,6 +51,7 @@ class _HealthRequired(TypedDict):
 
 
 class Health(_HealthRequired, total=False):
+    fleet: HealthFleet
     memory: HealthMemory
     quota: HealthQuota
 

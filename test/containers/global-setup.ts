@@ -5,7 +5,8 @@ import { PASSPORTAL_FAKE_IMAGE, PassportalFakeContainer } from '../../src/testco
 /**
  * The container suite's one-time setup: finds the engine and builds the image once for every
  * suite (the Testcontainers module's default name, `passportal-docs-fake:<version>`, also tagged
- * `passportal-docs-fake:local` for the Compose example), or takes `FAKE_IMAGE` as built elsewhere.
+ * `passportal-docs-fake:local` for the Compose example), or takes `FAKE_IMAGE` as built elsewhere;
+ * the suites start it as `passportal-docs-fake:container-suite`, a tag nothing else moves.
  *
  * No engine reachable is a failure, not a skip: a misconfigured CI must not pass quietly. Only an
  * explicit `SKIP_CONTAINER_TESTS=1` skips the suite, and it says so.
@@ -20,6 +21,7 @@ declare module 'vitest' {
 
 const COMPOSE_REPO = 'passportal-docs-fake';
 const COMPOSE_TAG = 'local';
+const SUITE_TAG = 'container-suite';
 
 export default async function setup(project: TestProject): Promise<void> {
   if (process.env.SKIP_CONTAINER_TESTS === '1') {
@@ -47,5 +49,8 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   // The Compose example names its image passportal-docs-fake:local: the same image, not built again.
   await client.container.dockerode.getImage(image).tag({ repo: COMPOSE_REPO, tag: COMPOSE_TAG });
-  project.provide('fakeImage', image);
+  // The suites start it by a tag of their own: the release suite builds and loads the image under
+  // its release name (passportal-docs-fake:<version>), which must not change what the others start.
+  await client.container.dockerode.getImage(image).tag({ repo: COMPOSE_REPO, tag: SUITE_TAG });
+  project.provide('fakeImage', `${COMPOSE_REPO}:${SUITE_TAG}`);
 }

@@ -212,22 +212,30 @@ async function play(): Promise<{ ip: string; ready: number }> {
  * A GET of the admin API under a host name, as a team in the cluster calls it by the Service's
  * name (fetch would send the address's own Host, whatever it is given).
  */
-const adminGet = (url: string, host: string, token?: string): Promise<{ status: number; body: string }> =>
+const adminCall = (
+  method: string,
+  url: string,
+  host: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; body: string }> =>
   new Promise((resolve, reject) => {
     const headers: Record<string, string> = {
       host,
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     };
-    httpRequest(url, { headers }, (res) => {
-      let body = '';
+    httpRequest(url, { method, headers }, (res) => {
+      let text = '';
       res.setEncoding('utf8').on('data', (chunk: string) => {
-        body += chunk;
+        text += chunk;
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     })
       .on('error', reject)
-      .end();
+      .end(body === undefined ? undefined : JSON.stringify(body));
   });
+const adminGet = (url: string, host: string, token?: string) => adminCall('GET', url, host, token);
 
 describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
   beforeAll(async () => {
@@ -278,7 +286,7 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   }, 120_000);
 
-  it('starts with its probes passing, its Secrets, a read-only root and the memory limit; keeps the root state across a clean restart and a kill', async () => {
+  it('starts with its probes passing, its Secrets, a read-only root and the memory limit; keeps the root state and a session across a clean restart and a kill', async () => {
     const first = await play();
     const base = `http://${first.ip}:${ports.http}`;
 
@@ -352,6 +360,28 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
       return body.details.name?.value.text;
     };
     await patch(base, 'Changed before a clean restart');
+    // A team's session with keys of its own, used at the root URL as a pinned client uses it.
+    const created = await adminCall('POST', `${base}/__admin/sessions`, service, adminToken, { keys: 'own' });
+    expect(created.status).toBe(201);
+    const session = JSON.parse(created.body) as {
+      id: string;
+      keys: Array<{ keyId: string; secret: string }>;
+    };
+    const sessionKey = session.keys[0] as { keyId: string; secret: string };
+    const sessionToken = await accessToken(base, sessionKey);
+    const sessionDocument = async (url: string, init?: RequestInit) =>
+      fetch(`${url}/api/v2/documents/101101`, {
+        ...init,
+        headers: { 'x-access-token': sessionToken, 'content-type': 'application/json' },
+      });
+    const sessionText = 'Changed in a session before the restarts';
+    const changed = await sessionDocument(base, {
+      method: 'PATCH',
+      body: JSON.stringify({
+        name: { name: 'Name', description: '', value: { type: 'string', text: sessionText } },
+      }),
+    });
+    expect(changed.status).toBe(200);
 
     const stateDir = (
       await podman('volume', 'inspect', '--format', '{{.Mountpoint}}', claims[0]?.metadata?.name ?? '')
@@ -378,6 +408,15 @@ describe.skipIf(!image)('the Kubernetes base, played as a pod', () => {
     expect(existsSync(lock)).toBe(true);
     const third = await play();
     expect(await nameOf(`http://${third.ip}:${ports.http}`)).toBe('Changed before a kill');
+    // The session came back with its keys, its token and its document, apart from the root's.
+    const afterKill = `http://${third.ip}:${ports.http}`;
+    const kept = await sessionDocument(afterKill);
+    expect(kept.status).toBe(200);
+    const keptBody = (await kept.json()) as { details: Record<string, { value: { text?: string } }> };
+    expect(keptBody.details.name?.value.text).toBe(sessionText);
+    expect(await accessToken(afterKill, sessionKey)).toMatch(/\S/);
+    const listed = await adminGet(`${afterKill}/__admin/sessions`, service, adminToken);
+    expect(JSON.parse(listed.body).sessions.map((s: { id: string }) => s.id)).toContain(session.id);
     // The same pod name, so the same host name: the fake takes the killed one's lock over at its
     // first start (a lock from another host would stop it with status 2 for 30 s).
     const log = await logsOf(containerName, 1000);

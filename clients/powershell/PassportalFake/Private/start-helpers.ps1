@@ -235,3 +235,32 @@ function Write-CaBundle {
     [System.IO.File]::WriteAllText($full, $text.ToString(), (New-Object System.Text.UTF8Encoding($false)))
     $full
 }
+
+function Start-ContainerWatchdog {
+    # A container started with `run -d` outlives a killed PowerShell (the npm command ends with it
+    # through its stdin pipe instead). A second PowerShell, started here, waits for this one to end,
+    # however it ends, then removes the container; Stop-PassportalFake ends it first.
+    [CmdletBinding()]
+    [OutputType([System.Diagnostics.Process])]
+    param([Parameter(Mandatory)] [string] $Engine, [Parameter(Mandatory)] [string] $ContainerId)
+    $exe = Join-Path $PSHOME 'pwsh'
+    if ($IsWindows) { $exe += '.exe' }
+    if (-not (Test-Path -LiteralPath $exe)) { $exe = Join-Path $PSHOME 'powershell.exe' }
+    $quotedEngine = $Engine.Replace("'", "''")
+    $quotedId = $ContainerId.Replace("'", "''")
+    $command = "try { Wait-Process -Id $PID -ErrorAction Stop } catch { }; & '$quotedEngine' rm -f '$quotedId' *> `$null"
+    $info = New-Object System.Diagnostics.ProcessStartInfo
+    $info.FileName = $exe
+    $arguments = @('-NoProfile', '-NonInteractive', '-Command', $command)
+    if ($info.PSObject.Properties.Name -contains 'ArgumentList') {
+        foreach ($argument in $arguments) { $info.ArgumentList.Add($argument) }
+    } else {
+        $info.Arguments = Join-CommandLine $arguments
+    }
+    $info.UseShellExecute = $false
+    $info.CreateNoWindow = $true
+    $info.RedirectStandardInput = $true
+    $info.RedirectStandardOutput = $true
+    $info.RedirectStandardError = $true
+    [System.Diagnostics.Process]::Start($info)
+}

@@ -27,6 +27,8 @@ class PassportalFakeServer {
     [string] $ContainerId
     [string] $Engine
     [string] $LogDirectory
+    # With -Image: the PowerShell that removes the container once this one is gone, however it ends.
+    hidden [System.Diagnostics.Process] $Watchdog
     # The fake's output as it is copied to LogDirectory (the copies and their files).
     hidden [object[]] $Outputs = @()
     [string] ToString() { return $this.BaseUrl }

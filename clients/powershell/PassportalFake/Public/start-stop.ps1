@@ -118,6 +118,7 @@ function Start-PassportalFake {
             $output = & $engineCommand @arguments 2>&1
             if ($LASTEXITCODE -ne 0) { throw "$engineCommand run $Image failed: $($output -join [Environment]::NewLine)" }
             $fake.ContainerId = (@($output) | Select-Object -Last 1).ToString().Trim()
+            $fake.Watchdog = Start-ContainerWatchdog -Engine $engineCommand -ContainerId $fake.ContainerId
             $isDead = {
                 $running = & $engineCommand inspect -f '{{.State.Running}}' $fake.ContainerId 2>$null
                 if ("$running".Trim() -ne 'true') {
@@ -195,6 +196,7 @@ function Stop-PassportalFake {
         if (-not $PSCmdlet.ShouldProcess($Fake.BaseUrl, 'Stop')) { return }
         if ($Fake.Mode -eq 'image' -and $Fake.ContainerId) {
             & $Fake.Engine rm -f $Fake.ContainerId 2>&1 | Out-Null
+            if ($Fake.Watchdog -and -not $Fake.Watchdog.HasExited) { $Fake.Watchdog.Kill() }
         } elseif ($Fake.Mode -eq 'node') {
             Stop-FakeNodeProcess $Fake
         }

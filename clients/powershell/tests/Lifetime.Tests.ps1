@@ -60,34 +60,36 @@ $Ending
     }
 }
 
-Describe 'a fake started from the image ends with the PowerShell that started it' {
-    # A case only in the suite's image stage (PASSPORTAL_FAKE_IMAGE set): the npm command's are above.
-    It 'removes the container of <Image> when the script is killed before Stop-PassportalFake' -ForEach @(
-        if ($env:PASSPORTAL_FAKE_IMAGE) { @{ Image = $env:PASSPORTAL_FAKE_IMAGE } }
-    ) {
-        $info = Join-Path $TestDrive ([guid]::NewGuid().ToString('N') + '.txt')
-        $script = Join-Path $TestDrive ([guid]::NewGuid().ToString('N') + '.ps1')
-        Set-Content -LiteralPath $script -Value @"
+# A case only in the suite's image stage (PASSPORTAL_FAKE_IMAGE set): the npm command's are above.
+if ($env:PASSPORTAL_FAKE_IMAGE) {
+    Describe 'a fake started from the image ends with the PowerShell that started it' {
+        It 'removes the container of <Image> when the script is killed before Stop-PassportalFake' -ForEach @(
+            @{ Image = $env:PASSPORTAL_FAKE_IMAGE }
+        ) {
+            $info = Join-Path $TestDrive ([guid]::NewGuid().ToString('N') + '.txt')
+            $script = Join-Path $TestDrive ([guid]::NewGuid().ToString('N') + '.ps1')
+            Set-Content -LiteralPath $script -Value @"
 `$ErrorActionPreference = 'Stop'
 Import-Module '$module'
 `$fake = Start-PassportalFake -Image '$Image'
 Set-Content -LiteralPath '$info' -Value "`$(`$fake.Engine) `$(`$fake.ContainerId) `$(`$fake.BaseUrl)"
 Start-Sleep -Seconds 600
 "@
-        $runner = Start-Process -FilePath $pwsh -ArgumentList @('-NoProfile', '-NonInteractive', '-File', $script) -PassThru `
-            -RedirectStandardOutput (Join-Path $TestDrive 'out.txt') -RedirectStandardError (Join-Path $TestDrive 'err.txt')
-        try {
-            $started = Wait-Until { (Test-Path -LiteralPath $info) -and (Get-Content -Raw -LiteralPath $info) -match '\S+ \S+ \S+' } 120
-            $started | Should -BeTrue -Because "the script starts a fake ($(Get-Content -Raw (Join-Path $TestDrive 'err.txt')))"
-            $engine, $containerId, $url = (Get-Content -Raw -LiteralPath $info).Trim() -split ' '
-            (Invoke-RestMethod "$url/__admin/health" -NoProxy).status | Should -Be 'ok'
-            Stop-Process -Id $runner.Id -Force
-            Wait-Until { $runner.HasExited } 60 | Should -BeTrue
-            $gone = Wait-Until { -not (& $engine ps -aq --no-trunc 2>$null | Where-Object { $containerId.StartsWith($_) -or $_.StartsWith($containerId) }) } 30
-            $gone | Should -BeTrue -Because 'the container is removed once the PowerShell that started it is gone'
-        } finally {
-            if (-not $runner.HasExited) { Stop-Process -Id $runner.Id -Force }
-            if ($containerId) { & $engine rm -f $containerId *> $null }
+            $runner = Start-Process -FilePath $pwsh -ArgumentList @('-NoProfile', '-NonInteractive', '-File', $script) -PassThru `
+                -RedirectStandardOutput (Join-Path $TestDrive 'out.txt') -RedirectStandardError (Join-Path $TestDrive 'err.txt')
+            try {
+                $started = Wait-Until { (Test-Path -LiteralPath $info) -and (Get-Content -Raw -LiteralPath $info) -match '\S+ \S+ \S+' } 120
+                $started | Should -BeTrue -Because "the script starts a fake ($(Get-Content -Raw (Join-Path $TestDrive 'err.txt')))"
+                $engine, $containerId, $url = (Get-Content -Raw -LiteralPath $info).Trim() -split ' '
+                (Invoke-RestMethod "$url/__admin/health" -NoProxy).status | Should -Be 'ok'
+                Stop-Process -Id $runner.Id -Force
+                Wait-Until { $runner.HasExited } 60 | Should -BeTrue
+                $gone = Wait-Until { -not (& $engine ps -aq --no-trunc 2>$null | Where-Object { $containerId.StartsWith($_) -or $_.StartsWith($containerId) }) } 30
+                $gone | Should -BeTrue -Because 'the container is removed once the PowerShell that started it is gone'
+            } finally {
+                if (-not $runner.HasExited) { Stop-Process -Id $runner.Id -Force }
+                if ($containerId) { & $engine rm -f $containerId *> $null }
+            }
         }
     }
 }

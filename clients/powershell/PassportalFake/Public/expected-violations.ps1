@@ -25,7 +25,7 @@ function Add-PassportalFakeExpectedViolation {
         [string] $Method,
         [string] $Path,
         [string] $Location,
-        [ValidateRange(1, [int]::MaxValue)] [int] $Times,
+        [ValidateRange(1, 1000000)] [int] $Times,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {

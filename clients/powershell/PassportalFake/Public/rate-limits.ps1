@@ -21,8 +21,8 @@ function Add-PassportalFakeRateLimit {
     [OutputType([string])]
     param(
         [Parameter(Mandatory)] [ValidateSet('key', 'token', 'session', 'instance')] [string] $Per,
-        [Parameter(Mandatory)] [ValidateRange(0, [int]::MaxValue)] [int] $Limit,
-        [Parameter(Mandatory)] [ValidateRange(1, [int]::MaxValue)] [int] $WindowSeconds,
+        [Parameter(Mandatory)] [ValidateRange(1, 1000000)] [int] $Limit,
+        [Parameter(Mandatory)] [ValidateRange(1, 86400)] [int] $WindowSeconds,
         [string] $Method,
         [string] $Path,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake

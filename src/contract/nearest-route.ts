@@ -6,7 +6,8 @@ import type { Operation } from './operations.js';
  * `POST /api/v2/auth/token`), for the 404 to name: the path by edit distance, a parameter
  * segment taking the request's own segment in its place (so `/api/v2/document/5` is near
  * `/api/v2/documents/{documentId}`), then the request's method when the path has it. A path is
- * near when at most half of it differs; anything further gets no suggestion.
+ * near when at most half of it differs; anything further gets no suggestion. A path under
+ * `/__admin` is matched with the admin API's routes only, any other with the vendor's only.
  */
 export function createRouteSuggester(
   operations: readonly Operation[],
@@ -17,10 +18,15 @@ export function createRouteSuggester(
     list.push(operation);
     byPath.set(operation.path, list);
   }
+  const isAdmin = (path: string) => path === '/__admin' || path.startsWith('/__admin/');
   return (method, path) => {
     const requested = path.split('/');
     const filled = new Map<string, string>();
+    // The vendor's routes for a vendor path, the admin API's for an admin path: an older client's
+    // `/api/...` path is never pointed at the admin API.
+    const admin = isAdmin(path);
     for (const template of byPath.keys()) {
+      if (isAdmin(template) !== admin) continue;
       const candidate = template
         .split('/')
         .map((segment, i) => (segment.startsWith('{') ? (requested[i] ?? segment) : segment))

@@ -82,6 +82,14 @@ describe('an unknown route', () => {
     );
   });
 
+  it("points an older client's /api path at the vendor's routes only, never the admin API's", async () => {
+    const server = await createTestServer();
+    const res = await server.http.get('/api/requests/5').set('x-access-token', await server.token());
+    expect(res.status).toBe(404);
+    expect(res.body.message).toMatch(/^Route not found: GET \/api\/requests\/5/);
+    expect(res.body.message).not.toContain('/__admin');
+  });
+
   it('names no route when none is near', async () => {
     const server = await createTestServer();
     const res = await server.http.get('/wp-login.php');

@@ -380,9 +380,11 @@ class AdminClient:
             raw=created,
         )
 
-    def sessions(self) -> List[SessionInfo]:
-        """The live sessions."""
-        return list(self._call("GET", "/sessions").get("sessions", []))
+    def sessions(self, partial: Optional[str] = None) -> List[SessionInfo]:
+        """The live sessions (of every replica, in a fleet). ``partial="1"``: in a fleet with a
+        replica down, the sessions of those that answer instead of a 503 naming it."""
+        query = _fields("listSessions", "sessions", partial=partial)
+        return list(self._call("GET", "/sessions" + _query(query)).get("sessions", []))
 
     def delete_session(self, session_id: str) -> None:
         """Deletes a session (``AdminError`` 404 when unknown)."""

@@ -47,6 +47,9 @@ const NAMES_IN_USE = [
   'ADMIN_HOSTS',
   'MCP_HTTP',
   'TENANTS_FILE',
+  'FLEET_PEERS',
+  'FLEET_ORDINAL',
+  'FLEET_SECRET',
   'JOURNAL_LIMIT',
   'JOURNAL_BYTES',
   'JOURNAL_BODY_BYTES',
@@ -123,7 +126,7 @@ describe('the option declarations', () => {
   });
 
   it('mark the admin token secret, and the file and folder options as paths', () => {
-    expect(OPTION_SPECS.filter((s) => s.secret).map((s) => s.key)).toEqual(['adminToken']);
+    expect(OPTION_SPECS.filter((s) => s.secret).map((s) => s.key)).toEqual(['adminToken', 'fleetSecret']);
     expect(
       OPTION_SPECS.filter((s) => s.path)
         .map((s) => s.key)

@@ -59,28 +59,33 @@ const MAX_PEER_ANSWER_BYTES = 16 * 1024 * 1024;
 /** Time a peer has for its whole answer to a fleet-wide view. */
 const ANSWER_TIMEOUT_MS = 5000;
 
+/** `req` as a request to `peer`: its method, path and passable headers, with this replica's hop marker. */
+function hopRequest(fleet: Fleet, peer: Peer, req: IncomingMessage, { bodiless }: { bodiless: boolean }) {
+  const path = req.url ?? '/';
+  const method = req.method ?? 'GET';
+  const headers = passable(req.headers);
+  if (bodiless) delete headers['content-length'];
+  headers[HOP_HEADER] = fleet.hopMarker(method, path);
+  return request({
+    agent,
+    protocol: peer.url.protocol,
+    hostname: peer.url.hostname,
+    port: peer.url.port,
+    method,
+    path,
+    headers,
+  });
+}
+
 /**
  * Asks `peer` the bodiless request `req` names (same method, path and headers) with this
  * replica's hop marker, so it answers for itself alone. Undefined when it does not connect within
  * a second, does not answer within five, or answers more than 16 MiB.
  */
 export function askPeer(fleet: Fleet, peer: Peer, req: IncomingMessage): Promise<PeerAnswer | undefined> {
-  const path = req.url ?? '/';
-  const method = req.method ?? 'GET';
-  const headers = passable(req.headers);
-  delete headers['content-length'];
-  headers[HOP_HEADER] = fleet.hopMarker(method, path);
   return new Promise((resolve) => {
-    const outgoing = request({
-      agent,
-      protocol: peer.url.protocol,
-      hostname: peer.url.hostname,
-      port: peer.url.port,
-      method,
-      path,
-      headers,
-      timeout: ANSWER_TIMEOUT_MS,
-    });
+    const outgoing = hopRequest(fleet, peer, req, { bodiless: true });
+    outgoing.setTimeout(ANSWER_TIMEOUT_MS);
     const connect = setTimeout(() => outgoing.destroy(new Error('connect timeout')), CONNECT_TIMEOUT_MS);
     const whole = setTimeout(() => outgoing.destroy(new Error('answer timeout')), ANSWER_TIMEOUT_MS);
     const finish = (answer: PeerAnswer | undefined): void => {
@@ -126,20 +131,8 @@ export function forwardTo(
   res: ServerResponse,
   fail: (error: ApiError) => void,
 ): void {
-  const path = req.url ?? '/';
-  const method = req.method ?? 'GET';
-  const headers = passable(req.headers);
-  headers[HOP_HEADER] = fleet.hopMarker(method, path);
   let answered = false;
-  const outgoing = request({
-    agent,
-    protocol: peer.url.protocol,
-    hostname: peer.url.hostname,
-    port: peer.url.port,
-    method,
-    path,
-    headers,
-  });
+  const outgoing = hopRequest(fleet, peer, req, { bodiless: false });
   const giveUp = (): void => {
     if (answered) {
       res.destroy();

@@ -63,6 +63,15 @@ export interface SessionInfo {
   owner?: string;
 }
 
+/** The live sessions of every replica that answered, and the replicas that did not (`sessions({ partial })`). */
+export interface SessionList {
+  sessions: SessionInfo[];
+  /** Whether a replica of the fleet did not answer. */
+  partial: boolean;
+  /** The ordinals of the replicas that did not answer. */
+  missing: number[];
+}
+
 /** The journal's filters and page (`GET /__admin/requests`). */
 export type RequestsQuery = JournalFilter & JournalPage;
 
@@ -152,6 +161,11 @@ export interface AdminClient {
     run?: string;
   }): Promise<SessionInfo & { keys?: ApiKey[]; admin: AdminClient }>;
   sessions(): Promise<SessionInfo[]>;
+  /**
+   * In a fleet with a replica down: the sessions of the replicas that answer, and which are
+   * missing (`partial: true`, `missing` their ordinals), rather than the 503 naming it.
+   */
+  sessions(query: { partial: '1' | 'true' }): Promise<SessionList>;
   deleteSession(id: string): Promise<void>;
 }
 
@@ -287,7 +301,10 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
       const created = await call<SessionInfo & { keys?: ApiKey[] }>('POST', '/sessions', input);
       return { ...created, admin: createAdminClient(created.baseUrl, options) };
     },
-    sessions: async () => (await call<{ sessions: SessionInfo[] }>('GET', '/sessions')).sessions,
+    sessions: (async (query?: { partial: '1' | 'true' }) => {
+      const list = await call<SessionList>('GET', `/sessions${queryString(query)}`);
+      return query === undefined ? list.sessions : list;
+    }) as AdminClient['sessions'],
     deleteSession: async (id) => void (await call('DELETE', `/sessions/${encodeURIComponent(id)}`)),
   };
 }

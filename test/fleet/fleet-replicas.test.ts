@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminClient } from '../../src/client/admin-client.js';
 import { accessToken, requestToken } from '../support/request-token.js';
 import { killChild, runCli, spawnCli, waitForListening } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
@@ -249,6 +250,11 @@ describe('a fleet of three replicas', () => {
     expect((partial.body.sessions as Array<{ id: string }>).map((entry) => entry.id).sort()).toEqual(
       [ids[0], ids[1]].sort(),
     );
+    // The TypeScript client asks the same.
+    const listed = await createAdminClient(urls[1] ?? '').sessions({ partial: '1' });
+    expect(listed.partial).toBe(true);
+    expect(listed.missing).toEqual([2]);
+    expect(listed.sessions.map((entry) => entry.id).sort()).toEqual([ids[0], ids[1]].sort());
 
     // Restarted with its state file, replica 2 serves its session again, through the others too.
     await start(2);

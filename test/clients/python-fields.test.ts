@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bodyTypeName, type FieldBounds, requestShapes } from '../../scripts/python-spec-types.js';
 import { loadSpec, type OpenApiDocument } from '../../src/contract/spec-document.js';
+import { editedSchema, type ObjectSchema } from '../support/spec-edits.js';
 
 const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const ADMIN = 'clients/python/src/passportal_fake/admin.py';
@@ -227,19 +228,9 @@ const admin = read(ADMIN);
 const specTypes = read(SPEC_TYPES);
 const drift = (doc: OpenApiDocument): string[] => pythonFieldDrift(doc, admin, specTypes);
 
-interface ObjectSchema {
-  properties: Record<string, Record<string, unknown>>;
-  required: string[];
-}
 /** A copy of the spec with `edit` applied to one of its components' object schemas. */
-function edited(name: string, edit: (schema: ObjectSchema) => void): OpenApiDocument {
-  const copy = structuredClone(document) as OpenApiDocument;
-  const schema = copy.components?.schemas?.[name] as ObjectSchema | undefined;
-  if (schema === undefined) throw new Error(`the spec has no schema ${name}`);
-  schema.required ??= [];
-  edit(schema);
-  return copy;
-}
+const edited = (name: string, edit: (schema: ObjectSchema) => void): OpenApiDocument =>
+  editedSchema(document, name, edit);
 
 describe("the Python admin client's methods take every field of their operation, and only those", () => {
   it('finds no difference between the client and the spec', () => {

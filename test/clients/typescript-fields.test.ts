@@ -17,6 +17,7 @@ import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type RequestField, requestShapes } from '../../scripts/python-spec-types.js';
 import { loadSpec, type OpenApiDocument } from '../../src/contract/spec-document.js';
+import { editedSchema } from '../support/spec-edits.js';
 
 const CLIENT = fileURLToPath(new URL('../../src/client/admin-client.ts', import.meta.url));
 
@@ -210,25 +211,6 @@ function typescriptFieldDrift(document: OpenApiDocument, methods: Map<string, Cl
   return [...new Set(drift)];
 }
 
-interface ObjectSchema {
-  properties: Record<string, Record<string, unknown>>;
-  required: string[];
-}
-
-/** A copy of the spec with `edit` applied to one of its components' object schemas. */
-function edited(
-  document: OpenApiDocument,
-  name: string,
-  edit: (schema: ObjectSchema) => void,
-): OpenApiDocument {
-  const copy = structuredClone(document) as OpenApiDocument;
-  const schema = copy.components?.schemas?.[name] as ObjectSchema | undefined;
-  if (schema === undefined) throw new Error(`the spec has no schema ${name}`);
-  schema.required ??= [];
-  edit(schema);
-  return copy;
-}
-
 describe('the TypeScript admin client, field by field', () => {
   let document: OpenApiDocument;
   let methods: Map<string, ClientMethod>;
@@ -242,7 +224,7 @@ describe('the TypeScript admin client, field by field', () => {
   });
 
   it('fails, naming the method and the field, when the spec renames a rate limit field', () => {
-    const changed = edited(document, 'RateLimitInput', (input) => {
+    const changed = editedSchema(document, 'RateLimitInput', (input) => {
       input.properties = Object.fromEntries(
         Object.entries(input.properties).map(([k, v]) => [k === 'windowSeconds' ? 'window' : k, v]),
       );
@@ -256,7 +238,7 @@ describe('the TypeScript admin client, field by field', () => {
   });
 
   it('fails, naming the method and the field, when the spec adds a required field to a fault', () => {
-    const changed = edited(document, 'FaultInput', (input) => {
+    const changed = editedSchema(document, 'FaultInput', (input) => {
       input.properties.reason = { type: 'string', maxLength: 200 };
       input.required.push('reason');
     });
@@ -266,7 +248,7 @@ describe('the TypeScript admin client, field by field', () => {
   });
 
   it('fails, naming the method and the field, when the spec requires a field or drops a value', () => {
-    const changed = edited(document, 'FaultInput', (input) => {
+    const changed = editedSchema(document, 'FaultInput', (input) => {
       input.required.push('status');
     });
     const report = changed.paths['/__admin/report']?.get as {

@@ -17,7 +17,12 @@ const SRC = join(ROOT, 'src/ui');
 const OUT = join(ROOT, 'dist/ui');
 
 /** The files of swagger-ui-dist the docs page loads (src/http/front-pages.ts serves only these). */
-export const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-16x16.png', 'favicon-32x32.png'];
+export const SWAGGER_UI_FILES = [
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'favicon-16x16.png',
+  'favicon-32x32.png',
+];
 /** Swagger UI's licence and notice, which go wherever its files go. */
 const SWAGGER_UI_LEGAL = ['LICENSE', 'NOTICE'];
 

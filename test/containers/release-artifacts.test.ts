@@ -367,7 +367,7 @@ describe('npm run release:artifacts', () => {
     expect(result.status).toBe(0);
     // The registry's command, against the same local repository (the Gallery unregistered).
     const registry = commands('docs/powershell.md', 'registry');
-    expect(registry).toEqual(['Install-PSResource PassportalFake']);
+    expect(registry).toEqual(['Install-PSResource PassportalFake -TrustRepository']);
     expect(commands('docs/install.md', 'registry-powershell')).toEqual(registry);
     const again = await sh(
       PWSH,

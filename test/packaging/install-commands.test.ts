@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
+const VERSION = (JSON.parse(read('package.json')) as { version: string }).version;
 const PAGES = [
   'README.md',
   ...readdirSync(join(ROOT, 'docs'))
@@ -33,7 +34,7 @@ const RUN_BLOCKS: Record<string, string[]> = {
 const NOT_RUN_AS_PRINTED: Record<string, string> = {
   'npm install --save-dev passportal-docs-fake':
     'needs the npm registry (npm has no switch that resolves a name from a local file); the tarball it serves is installed instead',
-  'docker run --rm -p 4010:4010 passportal-docs-fake:0.1.0':
+  [`docker run --rm -p 4010:4010 passportal-docs-fake:${VERSION}`]:
     'a foreground container on a fixed port; the test starts the loaded image detached on a free port',
   'Invoke-WebRequest https://www.nuget.org/api/v2/package/Pester/5.7.1 -OutFile pester.zip':
     "the network; the test takes the same file from NuGet's cache",

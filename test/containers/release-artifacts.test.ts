@@ -365,7 +365,9 @@ describe('npm run release:artifacts', () => {
     );
     expect(result.output).toContain(`passed=1 failed=0 version=${VERSION}`);
     expect(result.status).toBe(0);
-    // The registry's command, against the same local repository (the Gallery unregistered).
+    // The registry's command, against the same local repository (the Gallery unregistered), made
+    // untrusted as the Gallery is by default: the printed command installs with no prompt, which a
+    // non-interactive session (a CI job) could not answer.
     const registry = commands('docs/powershell.md', 'registry');
     expect(registry).toEqual(['Install-PSResource PassportalFake -TrustRepository']);
     expect(commands('docs/install.md', 'registry-powershell')).toEqual(registry);
@@ -375,7 +377,7 @@ describe('npm run release:artifacts', () => {
         '-NoProfile',
         '-NonInteractive',
         '-Command',
-        `$ErrorActionPreference = 'Stop'; Uninstall-PSResource PassportalFake; ${registry[0]}; (Get-InstalledPSResource PassportalFake).Version.ToString()`,
+        `$ErrorActionPreference = 'Stop'; Set-PSResourceRepository -Name PassportalFakeRelease -Trusted:$false; Uninstall-PSResource PassportalFake; ${registry[0]}; (Get-InstalledPSResource PassportalFake).Version.ToString()`,
       ],
       project,
       pwshEnv(home),

@@ -1,9 +1,13 @@
 // Build step: the browser pages' own files into dist/ui/ (served by src/http/ui-assets.ts):
 //   inspector.html, assets/inspector.js + .css   the inspector (Preact, JSX compiled by esbuild)
 //   docs.html, assets/docs.js                    the docs page's Swagger UI set-up
-// Swagger UI itself is served from the swagger-ui-dist package, not copied. Also run by the
-// browser tests when dist/ui is missing or older than src/ui (`ensureUiBuilt`).
+//   swagger-ui/                                  Swagger UI's files the docs page loads, with its
+//                                                LICENSE and NOTICE, copied from swagger-ui-dist
+// swagger-ui-dist is a development dependency only: an installed fake carries these few files, not
+// the package (whose dependency announces an install script to every project installing the fake).
+// Also run by the browser tests when dist/ui is missing or older than src/ui (`ensureUiBuilt`).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -11,6 +15,16 @@ import { build } from 'esbuild';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src/ui');
 const OUT = join(ROOT, 'dist/ui');
+
+/** The files of swagger-ui-dist the docs page loads (src/http/front-pages.ts serves only these). */
+export const SWAGGER_UI_FILES = [
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'favicon-16x16.png',
+  'favicon-32x32.png',
+];
+/** Swagger UI's licence and notice, which go wherever its files go. */
+const SWAGGER_UI_LEGAL = ['LICENSE', 'NOTICE'];
 
 /**
  * Builds into a folder of its own, then swaps it in for dist/ui: a server already serving the
@@ -36,6 +50,10 @@ export async function buildUi() {
   });
   copyFileSync(join(SRC, 'inspector.css'), join(tmp, 'assets/inspector.css'));
   for (const page of ['inspector.html', 'docs.html']) copyFileSync(join(SRC, page), join(tmp, page));
+  const swagger = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  mkdirSync(join(tmp, 'swagger-ui'));
+  for (const file of [...SWAGGER_UI_FILES, ...SWAGGER_UI_LEGAL])
+    copyFileSync(join(swagger, file), join(tmp, 'swagger-ui', file));
   rmSync(OUT, { recursive: true, force: true });
   renameSync(tmp, OUT);
 }
@@ -50,7 +68,11 @@ const newest = (dir) =>
 /** Builds dist/ui unless it is there and newer than every file of src/ui. */
 export async function ensureUiBuilt() {
   const marker = join(OUT, 'assets/inspector.js');
-  if (existsSync(marker) && statSync(marker).mtimeMs >= newest(SRC)) return false;
+  const fresh =
+    existsSync(marker) &&
+    statSync(marker).mtimeMs >= newest(SRC) &&
+    SWAGGER_UI_FILES.every((file) => existsSync(join(OUT, 'swagger-ui', file)));
+  if (fresh) return false;
   await buildUi();
   return true;
 }

@@ -13,9 +13,9 @@
 //   what it requires at run time (a UMD wrapper's require escapes a static trace). Nothing is
 //   bundled: each file is copied to its own path, so modules load, resolve and share state
 //   exactly as from a full install. With them go each package's package.json files and licence,
-//   and what packages read as files rather than import: ctrf's JSON schemas, and the Swagger UI
-//   files the docs page serves (src/http/front-pages.ts). Every entry point is then loaded from
-//   the copy alone, or the step fails.
+//   and what packages read as files rather than import: ctrf's JSON schemas. (The Swagger UI files
+//   the docs page serves are in dist/ui/swagger-ui, copied there by the build.) Every entry point
+//   is then loaded from the copy alone, or the step fails.
 // Only packages the lock file installs for production are copied: an optional require that a
 // development install happens to satisfy stays unsatisfied, as in `npm ci --omit=dev`.
 
@@ -36,8 +36,6 @@ const out = resolve(OUT);
 // Files packages read from their own folder (not through import or require), by package.
 const READ_AS_FILES = {
   ctrf: (file) => file.endsWith('.json'),
-  'swagger-ui-dist': (file) =>
-    /^(?:swagger-ui\.css|swagger-ui-bundle\.js|favicon-(?:16x16|32x32)\.png)$/.test(file),
 };
 // Loaded by code the validators' generator writes (`require("ajv-formats/dist/formats")`) and by
 // Ajv's standalone runtime helpers, whichever a rebuilt validator module names.

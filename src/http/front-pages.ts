@@ -3,7 +3,7 @@ import { computeHash } from '../domain/tokens.js';
 import { ApiError } from '../errors.js';
 import type { Instance } from '../harness/instance/instance.js';
 import { PACKAGE_VERSION } from '../package-root.js';
-import { pageHeaders, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-assets.js';
+import { pageHeaders, SWAGGER_UI_DIR, sendStatic, UI_DIR, wantsHtml } from './ui-assets.js';
 
 /**
  * What a person opening the fake in a browser sees, served at the root before any instance (so
@@ -12,7 +12,7 @@ import { pageHeaders, sendStatic, swaggerUiDir, UI_DIR, wantsHtml } from './ui-a
  *   /                 a landing page for browsers (`Accept: text/html`), a JSON summary for others
  *   /favicon.ico      the fake's icon
  *   /docs             the spec in Swagger UI, "try it" aimed at this fake
- *   /docs/...         the docs page's script and Swagger UI's own files (from swagger-ui-dist)
+ *   /docs/...         the docs page's script and Swagger UI's own files (dist/ui/swagger-ui)
  *   /openapi.yaml     shown as text to a browser instead of downloaded (see `app.ts`)
  */
 
@@ -28,7 +28,7 @@ export interface FrontPagesContext {
 }
 
 const NAME = 'Passportal Documents API fake';
-/** The files of swagger-ui-dist the docs page loads. */
+/** The files of Swagger UI the docs page loads (scripts/build-ui.mjs copies these). */
 const SWAGGER_FILES = /^(?:swagger-ui\.css|swagger-ui-bundle\.js|favicon-(?:16x16|32x32)\.png)$/;
 const SAMPLE_CONTENT = 'api-content-hash';
 
@@ -175,9 +175,8 @@ export function createFrontPages(context: FrontPagesContext): (req: Request, res
     }
     if (path.startsWith('/docs/swagger-ui/')) {
       const file = path.slice('/docs/swagger-ui/'.length);
-      // Only what the docs page loads: not swagger-ui-dist's own demo page, which fetches a spec
-      // from the internet.
-      if (SWAGGER_FILES.test(file)) sendStatic(req, res, swaggerUiDir(), file);
+      // Only what the docs page loads (not the licence files copied beside them).
+      if (SWAGGER_FILES.test(file)) sendStatic(req, res, SWAGGER_UI_DIR, file);
       else req.next?.(new ApiError('routeNotFound', `Route not found: no file "${file}"`));
       return true;
     }

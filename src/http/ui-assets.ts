@@ -1,27 +1,21 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
 import { packagePath } from '../package-root.js';
 
 /**
- * The pages' static files: the inspector's and the docs page's own build (`dist/ui/`, made by
- * `scripts/build-ui.mjs`) and Swagger UI's files (the `swagger-ui-dist` package). Nothing is read
- * or resolved until a page is first asked for, so a fake nobody opens in a browser pays nothing.
+ * The pages' static files, all from the build (`dist/ui/`, made by `scripts/build-ui.mjs`): the
+ * inspector's and the docs page's own, and the Swagger UI files the docs page loads (copied from
+ * the `swagger-ui-dist` package at build time, which an installed fake does not depend on). Nothing
+ * is read until a page is first asked for, so a fake nobody opens in a browser pays nothing.
  * They hold no data (every datum comes through the admin API, with its token), so they need none.
  */
 
 /** Where the UI build puts its files. */
 export const UI_DIR = packagePath('dist/ui');
 
-let swaggerDir: string | undefined;
-
-/** swagger-ui-dist's folder, resolved on the first request for the docs page. */
-export function swaggerUiDir(): string {
-  swaggerDir ??= dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  return swaggerDir;
-}
+/** Where the UI build puts Swagger UI's files (with its LICENSE and NOTICE). */
+export const SWAGGER_UI_DIR = packagePath('dist/ui/swagger-ui');
 
 /**
  * The pages' Content-Security-Policy. They show what any client sent (journal bodies, documents)

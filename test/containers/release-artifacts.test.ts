@@ -230,10 +230,16 @@ describe('npm run release:artifacts', () => {
     // Offline: the dependencies come from npm's cache, as on any machine that installed them once.
     const result = await sh('bash', ['-c', `${install} --offline --no-audit --no-fund`], project);
     expect(result.status, result.output).toBe(0);
-    // npm names every installed package with an install-time script (preinstall, install,
-    // postinstall, prepare); the fake is not among them (its dependencies are theirs to answer for).
+    // npm (11.x: `npm warn install-scripts`) names every installed package with an install-time
+    // script (preinstall, install, postinstall, prepare) no one has allowed: neither the fake nor
+    // any of its dependencies has one, so npm says nothing of scripts.
     const warnings = result.output.split('\n').filter((line) => /warn/i.test(line) && /script/i.test(line));
-    expect(warnings.filter((line) => line.includes('passportal-docs-fake'))).toEqual([]);
+    expect(warnings).toEqual([]);
+    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
+    const withScripts = Object.entries(lock.packages).filter(([, entry]) => entry.hasInstallScript === true);
+    expect(withScripts.map(([path]) => path)).toEqual([]);
     const installed = JSON.parse(
       readFileSync(join(project, 'node_modules/passportal-docs-fake/package.json'), 'utf8'),
     ) as { version: string; scripts?: Record<string, string> };
@@ -359,9 +365,11 @@ describe('npm run release:artifacts', () => {
     );
     expect(result.output).toContain(`passed=1 failed=0 version=${VERSION}`);
     expect(result.status).toBe(0);
-    // The registry's command, against the same local repository (the Gallery unregistered).
+    // The registry's command, against the same local repository (the Gallery unregistered), made
+    // untrusted as the Gallery is by default: the printed command installs with no prompt, which a
+    // non-interactive session (a CI job) could not answer.
     const registry = commands('docs/powershell.md', 'registry');
-    expect(registry).toEqual(['Install-PSResource PassportalFake']);
+    expect(registry).toEqual(['Install-PSResource PassportalFake -TrustRepository']);
     expect(commands('docs/install.md', 'registry-powershell')).toEqual(registry);
     const again = await sh(
       PWSH,
@@ -369,7 +377,7 @@ describe('npm run release:artifacts', () => {
         '-NoProfile',
         '-NonInteractive',
         '-Command',
-        `$ErrorActionPreference = 'Stop'; Uninstall-PSResource PassportalFake; ${registry[0]}; (Get-InstalledPSResource PassportalFake).Version.ToString()`,
+        `$ErrorActionPreference = 'Stop'; Set-PSResourceRepository -Name PassportalFakeRelease -Trusted:$false; Uninstall-PSResource PassportalFake; ${registry[0]}; (Get-InstalledPSResource PassportalFake).Version.ToString()`,
       ],
       project,
       pwshEnv(home),

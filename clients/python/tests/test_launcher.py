@@ -2,6 +2,7 @@
 else the npm command), waited for, stopped after, its own error shown when it cannot start."""
 
 import json
+import logging
 import os
 import shlex
 import signal
@@ -205,6 +206,53 @@ def test_an_installed_fake_in_the_users_own_folder_is_run(tmp_path, monkeypatch)
     with PassportalFake(start_timeout=60) as fake:
         assert fake.command[-1] == str(project / "node_modules" / "passportal-docs-fake" / "dist" / "start.js")
         assert fake.admin.health()["status"] == "ok"
+
+
+def picked_lines(caplog):
+    return [r.getMessage() for r in caplog.records if r.name == "passportal_fake" and r.levelno == logging.INFO]
+
+
+def test_it_says_which_installed_npm_package_it_picked(tmp_path, monkeypatch, caplog):
+    caplog.set_level(logging.INFO, logger="passportal_fake")
+    clean_env(monkeypatch)
+    project = tmp_path / "project"
+    package = installed_package(project, f"import({json.dumps(checkout_start().as_uri())});\n")
+    (package / "package.json").write_text('{"name": "passportal-docs-fake", "version": "7.8.9"}')
+    monkeypatch.chdir(project)
+    with PassportalFake(start_timeout=60) as fake:
+        said = f"the npm package passportal-docs-fake 7.8.9 installed in {package}"
+        assert (fake.source, fake.picked) == ("npm-package", said)
+        assert picked_lines(caplog) == [f"passportal-docs-fake: using {said}"]
+
+
+def test_it_says_which_checkout_or_given_command_it_picked(monkeypatch, caplog):
+    caplog.set_level(logging.INFO, logger="passportal_fake")
+    clean_env(monkeypatch)
+    checkout = checkout_start().parents[1]
+    version = json.loads((checkout / "package.json").read_text())["version"]
+    monkeypatch.setenv("PASSPORTAL_FAKE_CHECKOUT", str(checkout))
+    with PassportalFake(start_timeout=60) as fake:
+        said = f"the checkout of passportal-docs-fake {version} in {checkout}"
+        assert (fake.source, fake.picked) == ("checkout", said)
+    command = ["node", str(checkout_start())]
+    monkeypatch.setenv("PASSPORTAL_FAKE_COMMAND", shlex.join(command))
+    with PassportalFake(start_timeout=60) as fake:
+        assert (fake.source, fake.picked) == ("command", f"the command {shlex.join(command)} (PASSPORTAL_FAKE_COMMAND)")
+    # A running fake by URL, and an image (said before the engine is asked, so said when it has none).
+    with PassportalFake(command=command, start_timeout=60) as running:
+        running_url = running.url
+        with PassportalFake(url=running.url) as fake:
+            assert (fake.source, fake.picked) == ("url", f"the running fake at {running.url}")
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{checkout / 'no-such-engine.sock'}")
+    with pytest.raises(StartError):
+        PassportalFake(image="passportal-docs-fake:9.9.9", start_timeout=5).start()
+    assert picked_lines(caplog) == [
+        f"passportal-docs-fake: using the checkout of passportal-docs-fake {version} in {checkout}",
+        f"passportal-docs-fake: using the command {shlex.join(command)} (PASSPORTAL_FAKE_COMMAND)",
+        f"passportal-docs-fake: using the command {shlex.join(command)} (command=)",
+        f"passportal-docs-fake: using the running fake at {running_url}",
+        "passportal-docs-fake: using the image passportal-docs-fake:9.9.9",
+    ]
 
 
 @pytest.mark.parametrize("where", ["LOG_FORMAT", "config file"])

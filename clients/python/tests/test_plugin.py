@@ -308,6 +308,18 @@ def test_a_run_label_the_fake_refuses_is_a_usage_error(suite, inner_args, monkey
     result.stderr.fnmatch_lines(["*PASSPORTAL_FAKE_RUN=*: a run label is 1-128 characters*"])
 
 
+def test_the_summary_says_which_fake_the_run_used(suite, inner_args, passportal_fake):
+    suite.makepyfile(test_docs="def test_session(passportal_session):\n    assert passportal_session.id\n")
+    result = suite.runpytest_subprocess(*inner_args)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"passportal: the fake was the running fake at {passportal_fake.url}"])
+    # A run that never asks for the fake names none.
+    suite.makepyfile(test_docs="def test_nothing():\n    pass\n")
+    result = suite.runpytest_subprocess(*inner_args)
+    result.assert_outcomes(passed=1)
+    result.stdout.no_fnmatch_line("passportal: the fake was*")
+
+
 def test_a_fake_without_run_labels_gets_the_roots_report_said_so(suite, inner_args):
     """A fake that does not know the field at all (an older version) gets unlabelled sessions,
     and the summary says the root's report was written, never the run's."""

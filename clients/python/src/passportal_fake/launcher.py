@@ -16,11 +16,18 @@ Where the fake comes from, first match wins:
 The command runs under a guard (``_guard.py``) that ends it when this process ends, however it
 ends. It waits for ``/__admin/health``; a start that fails raises ``StartError`` with the fake's
 own output; on exit it stops only what it started.
+
+It says which fake it picked: ``source`` (``"url"``, ``"image"``, ``"command"``, ``"npm-package"``
+or ``"checkout"``) and ``picked`` (what, in words: the URL, the image, the command line, or the
+package's version and folder) on the object, and the same in an INFO line of the
+``passportal_fake`` logger when it starts (pytest shows it with the test's captured log, or live
+with ``--log-cli-level=INFO``).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shlex
 import shutil
@@ -43,6 +50,8 @@ from .errors import StartError
 from .transport import send
 
 PACKAGE_NAME = "passportal-docs-fake"
+
+log = logging.getLogger("passportal_fake")
 
 
 class PassportalFake:
@@ -69,6 +78,7 @@ class PassportalFake:
         self._image = image or os.environ.get("PASSPORTAL_FAKE_IMAGE") or None
         env_command = os.environ.get("PASSPORTAL_FAKE_COMMAND")
         self._command = command if command is not None else (shlex.split(env_command) if env_command else None)
+        self._command_from_env = command is None and self._command is not None
         self.https = https
         self._fixtures = str(fixtures) if fixtures is not None else None
         self._env = dict(env or {})
@@ -78,6 +88,11 @@ class PassportalFake:
         self.https_url: Optional[str] = None
         self.ca_path: Optional[str] = None
         self.mode = ""
+        #: Which fake was picked: "url", "image", "command" (given), "npm-package" or "checkout".
+        self.source = ""
+        #: The fake picked, in words: the URL, the image, the command line, or the package's version
+        #: and folder (also logged at INFO by the ``passportal_fake`` logger on start).
+        self.picked = ""
         #: The image or the command line this object starts the fake with (``mode``).
         self.image: Optional[str] = self._image
         self.command: List[str] = []
@@ -143,15 +158,20 @@ class PassportalFake:
     def start(self) -> "PassportalFake":
         try:
             if self._url:
-                self.mode = "url"
+                self.mode = self.source = "url"
                 self.url = self._url.rstrip("/")
+                self.picked = f"the running fake at {self.url}"
+                self._say_picked()
                 self._wait_for_health(self.url)
             elif self._image:
-                self.mode = "image"
+                self.mode = self.source = "image"
+                self.picked = f"the image {self._image}"
+                self._say_picked()
                 self._start_container(self._image)
             else:
                 self.mode = "command"
                 self.command = self._resolve_command()
+                self._say_picked()
                 self._start_command(self.command)
             self._admin = AdminClient(self.url, self._admin_token)
             if self.https and not self.ca_path:
@@ -160,6 +180,9 @@ class PassportalFake:
             self.stop()
             raise
         return self
+
+    def _say_picked(self) -> None:
+        log.info("passportal-docs-fake: using %s", self.picked)
 
     def stop(self) -> None:
         """Stops what this object started (the process or the container); idempotent."""
@@ -195,7 +218,11 @@ class PassportalFake:
 
     def _resolve_command(self) -> List[str]:
         if self._command is not None:
-            return list(shlex.split(self._command) if isinstance(self._command, str) else self._command)
+            command = list(shlex.split(self._command) if isinstance(self._command, str) else self._command)
+            given = "PASSPORTAL_FAKE_COMMAND" if self._command_from_env else "command="
+            self.source = "command"
+            self.picked = f"the command {shlex.join(command)} ({given})"
+            return command
         checkout = os.environ.get("PASSPORTAL_FAKE_CHECKOUT")
         roots = [Path(checkout).absolute()] if checkout else [Path.cwd(), *Path.cwd().parents]
         for root in roots:
@@ -211,6 +238,14 @@ class PassportalFake:
                             "yours and writable by you alone (chown, chmod go-w), or name the command to run "
                             "deliberately with PASSPORTAL_FAKE_COMMAND"
                         )
+                    installed = package != root
+                    self.source = "npm-package" if installed else "checkout"
+                    version = _version_of(package / "package.json")
+                    self.picked = (
+                        f"the npm package {PACKAGE_NAME} {version} installed in {package}"
+                        if installed
+                        else f"the checkout of {PACKAGE_NAME} {version} in {package}"
+                    )
                     return [shutil.which("node") or "node", str(start)]
         if checkout:
             raise StartError(
@@ -501,6 +536,13 @@ def _own_group(gid: int, owner: int) -> bool:
     except KeyError:
         return False
     return group.gr_name == name and set(group.gr_mem) <= {name}
+
+
+def _version_of(package_json: Path) -> str:
+    try:
+        return str(json.loads(package_json.read_text("utf-8")).get("version") or "(no version)")
+    except (OSError, ValueError):
+        return "(no version)"
 
 
 def _is_the_package(package_json: Path) -> bool:

@@ -130,6 +130,8 @@ class RunPlugin:
         self.worker_url: Optional[str] = workerinput.get("passportal_url") if workerinput else None
         self.worker_ca: Optional[str] = workerinput.get("passportal_ca") if workerinput else None
         self._fake: Optional[PassportalFake] = None
+        #: The fake the run used, in words (``PassportalFake.picked``), for the summary.
+        self.picked: Optional[str] = None
         self.written: List[str] = []
         self.run_labels = True
         #: Why the written report fails the run (its exact counts), when it does.
@@ -162,6 +164,7 @@ class RunPlugin:
                 fake.ca_path = self.worker_ca
             fake.start()
             self._fake = fake
+            self.picked = fake.picked
         return self._fake
 
     def create_session(self, fake: PassportalFake, options: Dict[str, Any]) -> Session:
@@ -231,6 +234,8 @@ class RunPlugin:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker:
             return
+        if self.picked:
+            terminalreporter.write_line(f"passportal: the fake was {self.picked}")
         if self.written and self.run_labels:
             terminalreporter.write_line(f"passportal: run {self.run}, report written to {', '.join(self.written)}")
         elif self.written:

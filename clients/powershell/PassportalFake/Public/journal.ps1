@@ -40,9 +40,9 @@ function Get-PassportalFakeRequest {
     [CmdletBinding(DefaultParameterSetName = 'List')]
     param(
         [Parameter(Mandatory, ParameterSetName = 'One')] [long] $Id,
-        [Parameter(ParameterSetName = 'List')] [string] $Method,
-        [Parameter(ParameterSetName = 'List')] [string] $Path,
-        [Parameter(ParameterSetName = 'List')] [int] $Status,
+        [Parameter(ParameterSetName = 'List')] [ValidateLength(0, 32)] [string] $Method,
+        [Parameter(ParameterSetName = 'List')] [ValidateLength(0, 2048)] [string] $Path,
+        [Parameter(ParameterSetName = 'List')] [ValidateRange(100, 599)] [int] $Status,
         [Parameter(ParameterSetName = 'List')] [switch] $WithViolations,
         [Parameter(ParameterSetName = 'List')] [switch] $WithNotices,
         [Parameter(ParameterSetName = 'List')] [ValidateSet('asc', 'desc')] [string] $Order,

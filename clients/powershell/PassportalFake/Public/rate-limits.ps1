@@ -23,8 +23,8 @@ function Add-PassportalFakeRateLimit {
         [Parameter(Mandatory)] [ValidateSet('key', 'token', 'session', 'instance')] [string] $Per,
         [Parameter(Mandatory)] [ValidateRange(1, 1000000)] [int] $Limit,
         [Parameter(Mandatory)] [ValidateRange(1, 86400)] [int] $WindowSeconds,
-        [string] $Method,
-        [string] $Path,
+        [ValidateLength(0, 32)] [string] $Method,
+        [ValidateLength(0, 2048)] [string] $Path,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
@@ -81,7 +81,7 @@ function Remove-PassportalFakeRateLimit {
     #>
     [CmdletBinding(SupportsShouldProcess)]
     param(
-        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [string] $Id,
+        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [ValidateNotNullOrEmpty()] [string] $Id,
         [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
     )
     process {

@@ -36,6 +36,7 @@ function Invoke-PassportalFakeScenario {
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
+        Assert-FakeField -Cmdlet $PSCmdlet -Operation applyScenario -Fields $Parameter
         $target = Resolve-FakeTarget $Fake
         $body = [ordered]@{ name = $Name }
         foreach ($key in $Parameter.Keys) { $body[$key] = $Parameter[$key] }

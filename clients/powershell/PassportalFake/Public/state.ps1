@@ -175,6 +175,7 @@ function Set-PassportalFakeSetting {
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
+        Assert-FakeField -Cmdlet $PSCmdlet -Operation updateSettings -Fields $Setting
         $target = Resolve-FakeTarget $Fake
         if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Change settings')) {
             Invoke-FakeAdmin -Target $target -Method PUT -Path '/settings' -Body $Setting

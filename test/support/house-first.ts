@@ -4,8 +4,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * The checks that every place of a change was made run before all other test files: generated
  * files current (spec enums, operation ids, docs tables), handler tables and `ListQuery` held to
  * the spec, the layers and folder tables, the admin powers in every language, the Python client's
- * fields and bounds. Each takes seconds, so a missed place fails within the first minute of
- * `npm test`, not after the slow suites.
+ * and the PowerShell commands' fields and bounds. Each takes seconds, so a missed place fails
+ * within the first minute of `npm test`, not after the slow suites.
  */
 export const HOUSE_CHECKS = [
   'test/generated-files.test.ts',
@@ -16,6 +16,7 @@ export const HOUSE_CHECKS = [
   'test/admin-parity.test.ts',
   'test/clients/helpers-parity.test.ts',
   'test/clients/python-fields.test.ts',
+  'test/clients/powershell-fields.test.ts',
 ];
 
 export default class HouseFirst extends BaseSequencer {

@@ -23,10 +23,11 @@ $script:FieldOfParameter = @{
     'Remove-PassportalFakeSession'           = @{ Session = 'sessionId'; Id = 'sessionId' }
 }
 
-# Bounds a parameter deliberately does not share with its field, each with its reason.
+# What a parameter deliberately does not share with its field (its type or bounds), with the reason.
 $script:FieldExceptions = @{
-    'Get-PassportalFakeRequest' = @{ Limit = 'Maximum: -Limit caps all the pages read, each page at most the spec''s maximum' }
-    'Set-PassportalFakeClock'   = @{ Now = 'Minimum: a DateTime or Unix seconds, made Unix seconds before it is sent' }
+    'Get-PassportalFakeRequest'    = @{ Id = 'Type: the journal id is a number; the path takes its digits'; Limit = 'Maximum: -Limit caps all the pages read, each page at most the spec''s maximum' }
+    'Set-PassportalFakeClock'      = @{ Now = 'Minimum: a DateTime or Unix seconds, made Unix seconds before it is sent' }
+    'Remove-PassportalFakeSession' = @{ Session = 'Type, MinLength: a session (New-PassportalFakeSession), whose Id is sent' }
 }
 
 function Test-FakeFieldValue {

@@ -47,9 +47,10 @@ function Get-PassportalFakeExpectedViolation {
     $session | Get-PassportalFakeExpectedViolation | Where-Object { $_.met -lt $_.times }
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        Get-FakeItem -Fake $Fake -Path '/expected-violations' -Property expectedViolations
+        Get-FakeItem -Fake $Fake -Path '/expected-violations' -Property expectedViolations -Cmdlet $PSCmdlet
     }
 }
 

@@ -67,9 +67,10 @@ function Get-PassportalFakeFault {
     $session | Get-PassportalFakeFault | Remove-PassportalFakeFault
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        Get-FakeItem -Fake $Fake -Path '/faults' -Property faults
+        Get-FakeItem -Fake $Fake -Path '/faults' -Property faults -Cmdlet $PSCmdlet
     }
 }
 

@@ -46,9 +46,10 @@ function Get-PassportalFakeRateLimit {
     $session | Get-PassportalFakeRateLimit
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        Get-FakeItem -Fake $Fake -Path '/rate-limits' -Property rateLimits
+        Get-FakeItem -Fake $Fake -Path '/rate-limits' -Property rateLimits -Cmdlet $PSCmdlet
     }
 }
 

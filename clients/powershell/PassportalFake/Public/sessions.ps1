@@ -24,6 +24,7 @@ function New-PassportalFakeSession {
     AfterAll { $session | Remove-PassportalFakeSession }
     #>
     [CmdletBinding(SupportsShouldProcess)]
+    [OutputType('PassportalFake.Session')]
     param(
         [switch] $OwnKeys,
         [string] $Run,
@@ -78,6 +79,7 @@ function Get-PassportalFakeSession {
     Get-PassportalFakeSession | Where-Object run -eq 'nightly'
     #>
     [CmdletBinding()]
+    [OutputType('PassportalFake.SessionInfo')]
     param(
         [switch] $Partial,
         [Parameter(Position = 0, ValueFromPipeline)] [Alias('Url')] $Fake
@@ -124,7 +126,7 @@ function Remove-PassportalFakeSession {
             $target = Resolve-FakeTarget $Fake
         }
         if ($PSCmdlet.ShouldProcess("$($target.RootUrl) session $Id", 'Remove')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/sessions/' + [uri]::EscapeDataString($Id)) -Root | Out-Null
+            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/sessions/' + [uri]::EscapeDataString($Id)) -Root -Cmdlet $PSCmdlet | Out-Null
             Remove-VerdictBaseline "$($target.RootUrl)/sessions/$Id"
         }
     }

@@ -8,6 +8,8 @@
  * - src/contract/operation-ids.ts: the operation ids, from the spec (scripts/operation-ids.ts);
  * - clients/python/src/passportal_fake/_spec_types.py: the admin API's bodies, queries and answers
  *   as Python `TypedDict`s and each field's bounds, from the spec (scripts/python-spec-types.ts);
+ * - clients/powershell/PassportalFake/Private/spec-fields.psd1: each admin command's fields with
+ *   their types and bounds, from the spec (scripts/powershell-spec-fields.ts);
  * - the docs' tables between `<!-- table: NAME -->` markers (scripts/catalogue-tables.ts);
  * - spec/config.schema.json: the config file's schema, from src/config.ts (scripts/config-schema.ts);
  * - docs/decisions.md and docs/live-check.md: the live column and the probe table, from the probe
@@ -26,6 +28,7 @@ import { PAGES, withTables } from './catalogue-tables.js';
 import { configSchema } from './config-schema.js';
 import { committedLedgers } from './live-docs.js';
 import { operationIdsModule } from './operation-ids.js';
+import { POWERSHELL_SPEC_FIELDS_FILE, powershellSpecFieldsData } from './powershell-spec-fields.js';
 import { PYTHON_SPEC_TYPES_FILE, pythonSpecTypesModule } from './python-spec-types.js';
 import { withSpecEnums } from './spec-enums.js';
 
@@ -63,6 +66,10 @@ export const GENERATED: readonly GeneratedFile[] = [
   {
     file: PYTHON_SPEC_TYPES_FILE,
     make: () => pythonSpecTypesModule(parse(read('spec/openapi.yaml')) as OpenApiDocument),
+  },
+  {
+    file: POWERSHELL_SPEC_FIELDS_FILE,
+    make: () => powershellSpecFieldsData(parse(read('spec/openapi.yaml')) as OpenApiDocument),
   },
   ...PAGES.map((page) => ({ file: page, make: (text: string) => withTables(page, text) })),
   { file: 'spec/config.schema.json', make: configSchemaText },

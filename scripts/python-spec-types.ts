@@ -35,6 +35,8 @@ export interface RequestField {
   where: FieldPlace;
   required: boolean;
   bounds: FieldBounds;
+  /** The JSON type the spec gives it (`integer`, `string`, ...; `a|b` for several, `any` for none). */
+  type: string;
 }
 
 /** What an admin operation's request takes. */
@@ -62,6 +64,16 @@ function boundsOf(document: OpenApiDocument, raw: unknown): FieldBounds {
   return bounds;
 }
 
+function typeOf(document: OpenApiDocument, raw: unknown): string {
+  const schema = resolveRef<Obj>(document, raw);
+  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter(
+    (t): t is string => typeof t === 'string' && t !== 'null',
+  );
+  if (types.length === 0 && Array.isArray(schema.enum))
+    return [...new Set(schema.enum.map((v) => (typeof v === 'number' ? 'number' : typeof v)))].join('|');
+  return types.length > 0 ? types.join('|') : 'any';
+}
+
 /** The JSON body schema of an operation, resolved, or undefined. */
 function bodySchema(document: OpenApiDocument, op: Operation): Obj | undefined {
   const raw = op.requestBody?.content.get('application/json');
@@ -78,6 +90,7 @@ export function requestShapes(document: OpenApiDocument): RequestShape[] {
         where: p.in as FieldPlace,
         required: p.required,
         bounds: boundsOf(document, p.schema),
+        type: typeOf(document, p.schema),
       }));
     const body = bodySchema(document, op);
     let wholeBody = false;
@@ -98,6 +111,7 @@ export function requestShapes(document: OpenApiDocument): RequestShape[] {
             where: 'body',
             required: !oneOf && required.has(name),
             bounds: boundsOf(document, schema),
+            type: typeOf(document, schema),
           });
         }
         if (branch.additionalProperties === true) openBody = true;

@@ -1,6 +1,7 @@
 /**
  * Files made from another (scripts/generate.ts): the spec's catalogue enums, the operation ids,
- * the Python client's spec types (clients/python/src/passportal_fake/_spec_types.py),
+ * the Python client's spec types (clients/python/src/passportal_fake/_spec_types.py), the
+ * PowerShell module's field table (clients/powershell/PassportalFake/Private/spec-fields.psd1),
  * the docs' tables of errors, notices, behaviours, admin calls, options and scenarios, the config
  * file's schema and the live-check docs. A catalogue, an option or an admin operation changed
  * without `npm run generate` fails here, naming the file and the command that mends it; and what

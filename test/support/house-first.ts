@@ -3,9 +3,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * The checks that every place of a change was made run before all other test files: generated
  * files current (spec enums, operation ids, docs tables), handler tables and `ListQuery` held to
- * the spec, the layers and folder tables, the admin powers in every language, the TypeScript and
- * Python clients' fields (and Python's bounds). Each takes seconds, so a missed place fails within
- * the first minute of `npm test`, not after the slow suites.
+ * the spec, the layers and folder tables, the admin powers in every language, the fields of the
+ * TypeScript client, the Python client and the PowerShell commands (and the helpers' bounds). Each
+ * takes seconds, so a missed place fails within the first minute of `npm test`, not after the
+ * slow suites.
  */
 export const HOUSE_CHECKS = [
   'test/generated-files.test.ts',
@@ -16,6 +17,7 @@ export const HOUSE_CHECKS = [
   'test/admin-parity.test.ts',
   'test/clients/helpers-parity.test.ts',
   'test/clients/python-fields.test.ts',
+  'test/clients/powershell-fields.test.ts',
   'test/clients/typescript-fields.test.ts',
 ];
 

@@ -48,7 +48,7 @@ Describe 'expected violations' {
         @($session | Get-PassportalFakeExpectedViolation).Count | Should -Be 1
         $session | Clear-PassportalFakeExpectedViolation
         @($session | Get-PassportalFakeExpectedViolation).Count | Should -Be 0
-        { Remove-PassportalFakeExpectedViolation -Session $session -Id no-such-id } | Should -Throw '*answered 404*'
+        { Remove-PassportalFakeExpectedViolation -Session $session -Id no-such-id -ErrorAction Stop } | Should -Throw '*answered 404*'
     }
 }
 

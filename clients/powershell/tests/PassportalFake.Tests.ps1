@@ -77,7 +77,7 @@ Describe 'Start-PassportalFake and Stop-PassportalFake' {
         } finally {
             Stop-PassportalFake $other
         }
-        { Get-PassportalFakeHealth -Url $other.BaseUrl } | Should -Throw '*failed*'
+        { Get-PassportalFakeHealth -Url $other.BaseUrl -ErrorAction Stop } | Should -Throw '*failed*'
     }
 
     It 'fails when its own node dies, even when another process answers on the port it asked for' {
@@ -175,7 +175,7 @@ Describe 'a session, its faults, clock, journal and settings' {
     }
 
     It "throws a clear error naming the call and the fake's message on a 4xx" {
-        $err = { Remove-PassportalFakeFault -Session $session -Id no-such-fault } | Should -Throw -PassThru
+        $err = { Remove-PassportalFakeFault -Session $session -Id no-such-fault -ErrorAction Stop } | Should -Throw -PassThru
         $err.Exception.Message | Should -BeLike "DELETE $($session.AdminUrl)/faults/no-such-fault answered 404: *no-such-fault*"
     }
 

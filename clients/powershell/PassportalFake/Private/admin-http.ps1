@@ -2,6 +2,15 @@
 # API is on the machine running the tests), JSON written with depth 100, answers never thrown as
 # web exceptions: a 2xx is returned parsed, anything else becomes an error naming the call and
 # the fake's own message.
+#
+# Failures are error records with stable ids and categories: PassportalFake.ConnectionFailed
+# (ConnectionError: nothing answers), PassportalFake.Http<status> (404: ObjectNotFound; 400 and
+# 422: InvalidArgument; 401 and 403: PermissionDenied; 429: LimitsExceeded; others:
+# InvalidOperation) and PassportalFake.NoFake (InvalidArgument). Given the calling command
+# (-Cmdlet, its $PSCmdlet), a refused connection and a 404 (the fake or the item named is not
+# there) are non-terminating, written through WriteError so -ErrorAction and -ErrorVariable
+# apply and the next piped item is tried; the rest stop the command (ThrowTerminatingError).
+# Nothing is thrown and caught on the way, so -ErrorVariable holds each failure once.
 
 $script:AdminHttp = $null
 $script:CurrentFake = $null
@@ -29,7 +38,7 @@ function Resolve-FakeTarget {
     param($Fake)
     if ($null -eq $Fake) { $Fake = $script:CurrentFake }
     if ($null -eq $Fake) {
-        throw 'No fake given: pass -Fake (from Start-PassportalFake), -Session (from New-PassportalFakeSession) or -Url, or start one with Start-PassportalFake first.'
+        throw (New-FakeError 'PassportalFake.NoFake' InvalidArgument 'No fake given: pass -Fake (from Start-PassportalFake), -Session (from New-PassportalFakeSession) or -Url, or start one with Start-PassportalFake first.' $null)
     }
     if ($Fake -is [string] -or $Fake -is [uri]) {
         $base = ([string]$Fake).TrimEnd('/')
@@ -41,7 +50,7 @@ function Resolve-FakeTarget {
     }
     $names = $Fake.PSObject.Properties.Name
     if ($names -notcontains 'BaseUrl') {
-        throw "Not a fake, a session or a URL: an object with a BaseUrl property is expected (got $($Fake.GetType().FullName))."
+        throw (New-FakeError 'PassportalFake.NoFake' InvalidArgument "Not a fake, a session or a URL: an object with a BaseUrl property is expected (got $($Fake.GetType().FullName))." $Fake)
     }
     $base = ([string]$Fake.BaseUrl).TrimEnd('/')
     $admin = "$base/__admin"
@@ -51,6 +60,36 @@ function Resolve-FakeTarget {
     $token = $null
     if ($names -contains 'AdminToken') { $token = $Fake.AdminToken }
     New-FakeTarget $base $admin $root $token
+}
+
+function New-FakeError {
+    # An error record with a stable id and category, its exception an InvalidOperationException.
+    param([string] $Id, [System.Management.Automation.ErrorCategory] $Category, [string] $Message, $Target)
+    $exception = New-Object System.InvalidOperationException($Message)
+    New-Object System.Management.Automation.ErrorRecord($exception, $Id, $Category, $Target)
+}
+
+function Write-FakeFailure {
+    # Reports a failed admin call: without -Cmdlet, throws the record; with it, writes a refused
+    # connection or a 404 as a non-terminating error of that command, and stops it for the rest.
+    param($Cmdlet, [System.Management.Automation.ErrorRecord] $Record)
+    if ($null -eq $Cmdlet) { throw $Record }
+    if ($Record.FullyQualifiedErrorId -in @('PassportalFake.ConnectionFailed', 'PassportalFake.Http404')) {
+        $Cmdlet.WriteError($Record)
+    } else {
+        $Cmdlet.ThrowTerminatingError($Record)
+    }
+}
+
+function Get-HttpErrorCategory {
+    param([int] $Status)
+    switch ($Status) {
+        404 { return [System.Management.Automation.ErrorCategory]::ObjectNotFound }
+        { $_ -in 400, 422 } { return [System.Management.Automation.ErrorCategory]::InvalidArgument }
+        { $_ -in 401, 403 } { return [System.Management.Automation.ErrorCategory]::PermissionDenied }
+        429 { return [System.Management.Automation.ErrorCategory]::LimitsExceeded }
+    }
+    [System.Management.Automation.ErrorCategory]::InvalidOperation
 }
 
 function New-FakeTarget {
@@ -65,8 +104,9 @@ function New-FakeTarget {
 
 function Invoke-FakeAdmin {
     # One admin call: METHOD on {AdminUrl}{Path} (or the root's admin API with -Root). Returns the
-    # parsed JSON (or the text with -Raw); a non-2xx answer throws "<METHOD> <path> answered
-    # <status>: <the fake's message>". -AllowNotFound returns $null on 404.
+    # parsed JSON (or the text with -Raw); a non-2xx answer fails "<METHOD> <path> answered
+    # <status>: <the fake's message>" (Write-FakeFailure, as the calling -Cmdlet's error when
+    # given), and returns nothing. -AllowNotFound returns $null on 404.
     param(
         [Parameter(Mandatory)] $Target,
         [Parameter(Mandatory)] [string] $Method,
@@ -74,7 +114,8 @@ function Invoke-FakeAdmin {
         $Body,
         [switch] $Raw,
         [switch] $Root,
-        [switch] $AllowNotFound
+        [switch] $AllowNotFound,
+        $Cmdlet
     )
     $client = Get-AdminHttpClient
     $admin = $Target.AdminUrl
@@ -87,13 +128,20 @@ function Invoke-FakeAdmin {
     if ($PSBoundParameters.ContainsKey('Body')) {
         $request.Content = New-Object System.Net.Http.StringContent((ConvertTo-FakeJson $Body), [System.Text.Encoding]::UTF8, 'application/json')
     }
-    try {
-        $response = $client.SendAsync($request).GetAwaiter().GetResult()
-    } catch {
-        $inner = $_.Exception
-        while ($null -ne $inner.InnerException) { $inner = $inner.InnerException }
-        throw "$Method $url failed: $($inner.Message) (is the fake running? Start-PassportalFake starts one)"
+    # Waited for without throwing, so a refused connection is reported, never thrown and caught.
+    $task = $client.SendAsync($request)
+    [void][System.Threading.Tasks.Task]::WaitAny([System.Threading.Tasks.Task[]]@($task))
+    if ($task.IsFaulted -or $task.IsCanceled) {
+        $request.Dispose()
+        $inner = $task.Exception
+        if ($null -eq $inner) { $reason = 'the call timed out' } else {
+            while ($null -ne $inner.InnerException) { $inner = $inner.InnerException }
+            $reason = $inner.Message
+        }
+        Write-FakeFailure $Cmdlet (New-FakeError 'PassportalFake.ConnectionFailed' ConnectionError "$Method $url failed: $reason (is the fake running? Start-PassportalFake starts one)" $url)
+        return
     }
+    $response = $task.Result
     try {
         $text = $response.Content.ReadAsStringAsync().GetAwaiter().GetResult()
         $status = [int]$response.StatusCode
@@ -113,9 +161,8 @@ function Invoke-FakeAdmin {
             }
         } catch { $message = $text }
         if ($message.Length -gt 2000) { $message = $message.Substring(0, 2000) + '...' }
-        $exception = New-Object System.InvalidOperationException("$Method $url answered $status`: $message")
-        $record = New-Object System.Management.Automation.ErrorRecord($exception, "PassportalFake.Http$status", [System.Management.Automation.ErrorCategory]::InvalidOperation, $url)
-        throw $record
+        Write-FakeFailure $Cmdlet (New-FakeError "PassportalFake.Http$status" (Get-HttpErrorCategory $status) "$Method $url answered $status`: $message" $url)
+        return
     }
     if ($Raw) { return $text }
     if ([string]::IsNullOrWhiteSpace($text)) { return $null }

@@ -32,22 +32,23 @@ function Read-FixtureSetJson {
 function Get-FakeItem {
     # The items of one of the admin API's collections (GET /__admin/faults, ...: -Path), read from
     # the answer's -Property and marked with the fake they came from.
-    param($Fake, [string] $Path, [string] $Property)
+    param($Fake, [string] $Path, [string] $Property, $Cmdlet)
     $target = Resolve-FakeTarget $Fake
-    Add-FakeReference (Invoke-FakeAdmin -Target $target -Method GET -Path $Path).$Property $target
+    Add-FakeReference (Invoke-FakeAdmin -Target $target -Method GET -Path $Path -Cmdlet $Cmdlet).$Property $target
 }
 
 function Remove-FakeItem {
     # DELETE of one item of a collection (-Id) or of the whole collection (no -Id), asked of the
-    # calling command's -WhatIf/-Confirm (-Cmdlet, its $PSCmdlet) first. -What names the item
+    # calling command's -WhatIf/-Confirm (-Cmdlet, its $PSCmdlet) first; an unknown id is that
+    # command's non-terminating error. -What names the item
     # ('fault') or, without -Id, the action ('Clear faults').
     param($Cmdlet, $Fake, [string] $Path, [string] $What, [string] $Id)
     $target = Resolve-FakeTarget $Fake
     if ($Id) {
         if ($Cmdlet.ShouldProcess("$($target.BaseUrl) $What $Id", 'Remove')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path ($Path + '/' + [uri]::EscapeDataString($Id)) | Out-Null
+            Invoke-FakeAdmin -Target $target -Method DELETE -Path ($Path + '/' + [uri]::EscapeDataString($Id)) -Cmdlet $Cmdlet | Out-Null
         }
     } elseif ($Cmdlet.ShouldProcess($target.BaseUrl, $What)) {
-        Invoke-FakeAdmin -Target $target -Method DELETE -Path $Path | Out-Null
+        Invoke-FakeAdmin -Target $target -Method DELETE -Path $Path -Cmdlet $Cmdlet | Out-Null
     }
 }

@@ -18,17 +18,19 @@ function ConvertTo-OptionValue {
 
 function Find-FakeCommand {
     # The npm command: the package's bin (dist/start.js) of this repository when the module runs
-    # from it, else `passportal-docs-fake` on PATH (npm install -g, or node_modules/.bin).
+    # from it, else `passportal-docs-fake` on PATH (npm install -g, or node_modules/.bin); its
+    # Source says which, for the message and the fake's Source.
     $repoStart = Join-Path $PSScriptRoot '../../../../dist/start.js'
     if (Test-Path -LiteralPath $repoStart) {
-        return @{ FilePath = (Get-Command node -CommandType Application -ErrorAction Stop | Select-Object -First 1).Source; Arguments = @((Resolve-Path -LiteralPath $repoStart).Path) }
+        $script = (Resolve-Path -LiteralPath $repoStart).Path
+        return @{ FilePath = (Get-Command node -CommandType Application -ErrorAction Stop | Select-Object -First 1).Source; Arguments = @($script); Source = "this repository's build ($script)" }
     }
     $name = 'passportal-docs-fake'
     if ($PSVersionTable.PSEdition -eq 'Desktop' -or $IsWindows) { $name = 'passportal-docs-fake.cmd' }
     $local = Join-Path (Join-Path (Get-Location) 'node_modules/.bin') $name
-    if (Test-Path -LiteralPath $local -PathType Leaf) { return @{ FilePath = $local; Arguments = @() } }
+    if (Test-Path -LiteralPath $local -PathType Leaf) { return @{ FilePath = $local; Arguments = @(); Source = "the npm package in this folder ($local)" } }
     $onPath = Get-Command passportal-docs-fake -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
-    if ($onPath) { return @{ FilePath = $onPath.Source; Arguments = @() } }
+    if ($onPath) { return @{ FilePath = $onPath.Source; Arguments = @(); Source = "the npm command on PATH ($($onPath.Source))" } }
     throw "The fake's npm command was not found: install it with 'npm install --save-dev passportal-docs-fake' (run Start-PassportalFake from that folder) or 'npm install -g passportal-docs-fake', or pass -Image to use the container image."
 }
 

@@ -23,6 +23,8 @@ class PassportalFakeServer {
     [string] $CaBundlePath
     [string] $AdminToken
     [string] $Mode
+    # Which fake was started: this repository's build, the npm package (where found) or the image.
+    [string] $Source
     [System.Diagnostics.Process] $Process
     [string] $ContainerId
     [string] $Engine

@@ -22,9 +22,9 @@ function Add-PassportalFakeExpectedViolation {
     [CmdletBinding(SupportsShouldProcess)]
     [OutputType([string])]
     param(
-        [string] $Method,
-        [string] $Path,
-        [string] $Location,
+        [ValidateLength(0, 32)] [string] $Method,
+        [ValidateLength(0, 2048)] [string] $Path,
+        [ValidateLength(1, 1024)] [string] $Location,
         [ValidateRange(1, 1000000)] [int] $Times,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
@@ -47,9 +47,10 @@ function Get-PassportalFakeExpectedViolation {
     $session | Get-PassportalFakeExpectedViolation | Where-Object { $_.met -lt $_.times }
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        Get-FakeItem -Fake $Fake -Path '/expected-violations' -Property expectedViolations
+        Get-FakeItem -Fake $Fake -Path '/expected-violations' -Property expectedViolations -Cmdlet $PSCmdlet
     }
 }
 
@@ -82,7 +83,7 @@ function Remove-PassportalFakeExpectedViolation {
     #>
     [CmdletBinding(SupportsShouldProcess)]
     param(
-        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [string] $Id,
+        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [ValidateNotNullOrEmpty()] [string] $Id,
         [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
     )
     process {

@@ -32,8 +32,8 @@ function Add-PassportalFakeFault {
     [CmdletBinding(SupportsShouldProcess)]
     [OutputType([string])]
     param(
-        [string] $Method,
-        [string] $Path,
+        [ValidateLength(0, 32)] [string] $Method,
+        [ValidateLength(0, 2048)] [string] $Path,
         [ValidateRange(200, 599)] [int] $Status,
         $Body,
         [hashtable] $Headers,
@@ -41,7 +41,7 @@ function Add-PassportalFakeFault {
         [ValidateRange(1, [int]::MaxValue)] [int] $Times,
         [switch] $Drop,
         [ValidateRange(0.0, 1.0)] [double] $Probability,
-        [long] $Seed,
+        [ValidateRange(0, 4294967295)] [long] $Seed,
         [ValidateRange(0, [int]::MaxValue)] [int] $After,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
@@ -67,9 +67,10 @@ function Get-PassportalFakeFault {
     $session | Get-PassportalFakeFault | Remove-PassportalFakeFault
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        Get-FakeItem -Fake $Fake -Path '/faults' -Property faults
+        Get-FakeItem -Fake $Fake -Path '/faults' -Property faults -Cmdlet $PSCmdlet
     }
 }
 
@@ -102,7 +103,7 @@ function Remove-PassportalFakeFault {
     #>
     [CmdletBinding(SupportsShouldProcess)]
     param(
-        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [string] $Id,
+        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [ValidateNotNullOrEmpty()] [string] $Id,
         [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
     )
     process {

@@ -38,11 +38,12 @@ function Get-PassportalFakeRequest {
     $session | Get-PassportalFakeRequest -TotalCount
     #>
     [CmdletBinding(DefaultParameterSetName = 'List')]
+    [OutputType([System.Management.Automation.PSObject], [long])]
     param(
         [Parameter(Mandatory, ParameterSetName = 'One')] [long] $Id,
-        [Parameter(ParameterSetName = 'List')] [string] $Method,
-        [Parameter(ParameterSetName = 'List')] [string] $Path,
-        [Parameter(ParameterSetName = 'List')] [int] $Status,
+        [Parameter(ParameterSetName = 'List')] [ValidateLength(0, 32)] [string] $Method,
+        [Parameter(ParameterSetName = 'List')] [ValidateLength(0, 2048)] [string] $Path,
+        [Parameter(ParameterSetName = 'List')] [ValidateRange(100, 599)] [int] $Status,
         [Parameter(ParameterSetName = 'List')] [switch] $WithViolations,
         [Parameter(ParameterSetName = 'List')] [switch] $WithNotices,
         [Parameter(ParameterSetName = 'List')] [ValidateSet('asc', 'desc')] [string] $Order,
@@ -132,8 +133,9 @@ function Get-PassportalFakeViolation {
     $session | Get-PassportalFakeViolation | ForEach-Object { $_.violations }
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
-    process { @((Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/violations').violations) }
+    process { @((Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/violations' -Cmdlet $PSCmdlet).violations) }
 }
 
 function Get-PassportalFakeNotice {
@@ -146,8 +148,9 @@ function Get-PassportalFakeNotice {
     $session | Get-PassportalFakeNotice
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
-    process { @((Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/notices').notices) }
+    process { @((Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/notices' -Cmdlet $PSCmdlet).notices) }
 }
 
 function Get-PassportalFakeReport {
@@ -168,6 +171,7 @@ function Get-PassportalFakeReport {
     Get-PassportalFakeReport -Run $runLabel -Format junit -OutFile ./passportal-fake.junit.xml
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject], [string], [System.IO.FileInfo])]
     param(
         [ValidateSet('json', 'junit', 'ctrf', 'markdown')] [string] $Format = 'json',
         [string] $OutFile,
@@ -203,12 +207,14 @@ function Get-PassportalFakeHar {
     $session | Get-PassportalFakeHar -OutFile ./passportal-fake.har
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject], [System.IO.FileInfo])]
     param(
         [string] $OutFile,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
-        $text = Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/har' -Raw
+        $text = Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/har' -Raw -Cmdlet $PSCmdlet
+        if ($null -eq $text) { return }
         if ($OutFile) {
             $full = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($OutFile)
             [System.IO.File]::WriteAllText($full, $text, (New-Object System.Text.UTF8Encoding($false)))

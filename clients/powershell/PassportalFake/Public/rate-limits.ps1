@@ -23,8 +23,8 @@ function Add-PassportalFakeRateLimit {
         [Parameter(Mandatory)] [ValidateSet('key', 'token', 'session', 'instance')] [string] $Per,
         [Parameter(Mandatory)] [ValidateRange(1, 1000000)] [int] $Limit,
         [Parameter(Mandatory)] [ValidateRange(1, 86400)] [int] $WindowSeconds,
-        [string] $Method,
-        [string] $Path,
+        [ValidateLength(0, 32)] [string] $Method,
+        [ValidateLength(0, 2048)] [string] $Path,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
@@ -46,9 +46,10 @@ function Get-PassportalFakeRateLimit {
     $session | Get-PassportalFakeRateLimit
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
     process {
-        Get-FakeItem -Fake $Fake -Path '/rate-limits' -Property rateLimits
+        Get-FakeItem -Fake $Fake -Path '/rate-limits' -Property rateLimits -Cmdlet $PSCmdlet
     }
 }
 
@@ -81,7 +82,7 @@ function Remove-PassportalFakeRateLimit {
     #>
     [CmdletBinding(SupportsShouldProcess)]
     param(
-        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [string] $Id,
+        [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [ValidateNotNullOrEmpty()] [string] $Id,
         [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
     )
     process {

@@ -8,8 +8,9 @@ function Get-PassportalFakeScenario {
     (Get-PassportalFakeScenario).scenarios | Format-Table name, description
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
-    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/scenarios' }
+    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/scenarios' -Cmdlet $PSCmdlet }
 }
 
 function Invoke-PassportalFakeScenario {
@@ -36,6 +37,7 @@ function Invoke-PassportalFakeScenario {
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
+        Assert-FakeField -Cmdlet $PSCmdlet -Operation applyScenario -Fields $Parameter
         $target = Resolve-FakeTarget $Fake
         $body = [ordered]@{ name = $Name }
         foreach ($key in $Parameter.Keys) { $body[$key] = $Parameter[$key] }

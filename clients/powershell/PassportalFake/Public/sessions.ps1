@@ -24,6 +24,7 @@ function New-PassportalFakeSession {
     AfterAll { $session | Remove-PassportalFakeSession }
     #>
     [CmdletBinding(SupportsShouldProcess)]
+    [OutputType('PassportalFake.Session')]
     param(
         [switch] $OwnKeys,
         [string] $Run,
@@ -70,16 +71,24 @@ function Get-PassportalFakeSession {
     <#
     .SYNOPSIS
     The live sessions of a fake, with their runs, never their secrets (GET /__admin/sessions).
+    .PARAMETER Partial
+    In a fleet, list the sessions of the replicas that answer when one does not (instead of an error naming it).
     .PARAMETER Fake
     The fake (Start-PassportalFake) or its URL; default: the fake started last.
     .EXAMPLE
     Get-PassportalFakeSession | Where-Object run -eq 'nightly'
     #>
     [CmdletBinding()]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Url')] $Fake)
+    [OutputType('PassportalFake.SessionInfo')]
+    param(
+        [switch] $Partial,
+        [Parameter(Position = 0, ValueFromPipeline)] [Alias('Url')] $Fake
+    )
     process {
         $target = Resolve-FakeTarget $Fake
-        foreach ($info in @((Invoke-FakeAdmin -Target $target -Method GET -Path '/sessions' -Root).sessions)) {
+        $query = ''
+        if ($Partial) { $query = '?partial=true' }
+        foreach ($info in @((Invoke-FakeAdmin -Target $target -Method GET -Path "/sessions$query" -Root).sessions)) {
             if ($null -eq $info) { continue }
             Add-Member -InputObject $info -NotePropertyName RootUrl -NotePropertyValue $target.RootUrl -Force
             Add-Member -InputObject $info -NotePropertyName AdminToken -NotePropertyValue $target.AdminToken -Force
@@ -106,7 +115,7 @@ function Remove-PassportalFakeSession {
     [CmdletBinding(SupportsShouldProcess, DefaultParameterSetName = 'Session')]
     param(
         [Parameter(Mandatory, Position = 0, ValueFromPipeline, ParameterSetName = 'Session')] [psobject] $Session,
-        [Parameter(Mandatory, ParameterSetName = 'Id')] [string] $Id,
+        [Parameter(Mandatory, ParameterSetName = 'Id')] [ValidateNotNullOrEmpty()] [string] $Id,
         [Parameter(ParameterSetName = 'Id')] [Alias('Url')] $Fake
     )
     process {
@@ -117,7 +126,7 @@ function Remove-PassportalFakeSession {
             $target = Resolve-FakeTarget $Fake
         }
         if ($PSCmdlet.ShouldProcess("$($target.RootUrl) session $Id", 'Remove')) {
-            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/sessions/' + [uri]::EscapeDataString($Id)) -Root | Out-Null
+            Invoke-FakeAdmin -Target $target -Method DELETE -Path ('/sessions/' + [uri]::EscapeDataString($Id)) -Root -Cmdlet $PSCmdlet | Out-Null
             Remove-VerdictBaseline "$($target.RootUrl)/sessions/$Id"
         }
     }

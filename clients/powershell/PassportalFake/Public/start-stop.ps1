@@ -7,8 +7,9 @@ function Start-PassportalFake {
     Starts the fake, waits until GET /__admin/health answers, and returns an object describing
     it: BaseUrl (the API), AdminUrl, KeyId and Secret (the first API key of its fixtures),
     ProxyUrl (the fake as a forward proxy for the vendor's hosts), CaCertPath and CaBundlePath
-    (with -Https) and what Stop-PassportalFake needs. Every other command of this module uses
-    the fake started last when given no -Fake, -Session or -Url. Its default, table and list
+    (with -Https), Source (which fake it started: this repository's build, the npm package or
+    the image; -Verbose says so as it starts) and what Stop-PassportalFake needs. Every other
+    command of this module uses the fake started last when given no -Fake, -Session or -Url. Its default, table and list
     output never show the admin token or the key's secret ($fake.Secret reads it).
 
     The npm command is started on port 0: it takes a free port itself, and its URL is read from
@@ -104,6 +105,8 @@ function Start-PassportalFake {
             $engineCommand = Find-ContainerEngine $Engine
             $fake.Engine = $engineCommand
             $fake.Mode = 'image'
+            $fake.Source = "the image $Image ($engineCommand)"
+            Write-Verbose "Start-PassportalFake: starting $($fake.Source)"
             # The engine picks the host ports (-p 127.0.0.1::<port>) and says which (docker port).
             $hostPort = ''
             if ($Port) { $hostPort = [string]$Port }
@@ -133,6 +136,8 @@ function Start-PassportalFake {
         } else {
             $command = Find-FakeCommand
             $fake.Mode = 'node'
+            $fake.Source = $command.Source
+            Write-Verbose "Start-PassportalFake: starting $($fake.Source)"
             # Port 0: the fake takes a free port itself and announces its URL, which is read back.
             $variables['PORT'] = [string]$Port
             $variables['HOST'] = '127.0.0.1'

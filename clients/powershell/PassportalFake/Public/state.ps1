@@ -8,8 +8,9 @@ function Get-PassportalFakeHealth {
     Get-PassportalFakeHealth -Url http://127.0.0.1:4010
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
-    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/health' }
+    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/health' -Cmdlet $PSCmdlet }
 }
 
 function Reset-PassportalFake {
@@ -71,8 +72,9 @@ function Get-PassportalFakeState {
     ($fake | Get-PassportalFakeState).keys
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
-    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/state' }
+    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/state' -Cmdlet $PSCmdlet }
 }
 
 function Get-PassportalFakeClock {
@@ -85,8 +87,9 @@ function Get-PassportalFakeClock {
     (Get-PassportalFakeClock -Session $session).now
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
-    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/clock' }
+    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/clock' -Cmdlet $PSCmdlet }
 }
 
 function Set-PassportalFakeClock {
@@ -154,8 +157,9 @@ function Get-PassportalFakeSetting {
     (Get-PassportalFakeSetting).tokenTtlSeconds
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
-    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/settings' }
+    process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/settings' -Cmdlet $PSCmdlet }
 }
 
 function Set-PassportalFakeSetting {
@@ -175,6 +179,7 @@ function Set-PassportalFakeSetting {
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
+        Assert-FakeField -Cmdlet $PSCmdlet -Operation updateSettings -Fields $Setting
         $target = Resolve-FakeTarget $Fake
         if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Change settings')) {
             Invoke-FakeAdmin -Target $target -Method PUT -Path '/settings' -Body $Setting

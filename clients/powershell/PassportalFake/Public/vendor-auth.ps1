@@ -52,6 +52,7 @@ function Get-PassportalFakeToken {
     $token = ($session | Get-PassportalFakeToken).access_token
     #>
     [CmdletBinding()]
+    [OutputType([System.Management.Automation.PSObject])]
     param(
         [string] $KeyId,
         [string] $Secret,

@@ -372,6 +372,12 @@ describe('a fleet of three behind nginx round-robin', () => {
         `${session.kind} ${session.id}`,
       ).toEqual(WORKLOAD);
       expect(journal.count).toBe(WORKLOAD.length);
+      // A proxy user's requests are journaled as in one process: through the proxy, over HTTPS.
+      if (session.kind === 'proxy')
+        for (const entry of journal.requests) {
+          expect(entry.via).toBe('proxy-session');
+          expect(entry.scheme).toBe('https');
+        }
       // The hop marker never reaches a journal.
       expect(JSON.stringify(journal).toLowerCase()).not.toContain('x-passportal-fleet-hop');
     }

@@ -274,6 +274,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     certificates,
     hosts,
     errorSuccess: () => root.fake.settings.errorSuccess,
+    fleet,
   });
 
   const mock: MockServer = {

@@ -16,7 +16,7 @@ import { type Fleet, HOP_HEADER, type Peer } from './fleet.js';
  */
 
 /** Time the owner has to accept the connection before the request is answered 503. */
-const CONNECT_TIMEOUT_MS = 1000;
+export const CONNECT_TIMEOUT_MS = 1000;
 
 /** Headers that belong to one connection, never passed on. */
 const HOP_BY_HOP = new Set([
@@ -32,7 +32,8 @@ const HOP_BY_HOP = new Set([
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-function passable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+/** `headers` without those of one connection and without the hop marker. */
+export function passable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const kept: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) kept[name] = value;
   return kept;

@@ -38,6 +38,70 @@ function ownerAtRoot(fleet: Fleet, req: IncomingMessage): number {
   return token === undefined ? 0 : fleet.ownerOfToken(token);
 }
 
+/** The 403 of a hop marker that is not signed with the fleet secret, or stale. */
+export function hopRefused(): ApiError {
+  return new ApiError(
+    'fleetHopRefused',
+    'fleet hop marker refused: not signed with the fleet secret, or stale',
+  );
+}
+
+/** The replica where the root instance lives. */
+const ROOT_REPLICA = 0;
+
+/**
+ * The admin calls at the root URL that every replica answers itself, because they are its own or
+ * fleet-wide by design; every other root admin call (the root's journal, violations, notices,
+ * report, reset, fixtures, state, faults, settings, clock...) goes to replica 0, where the root
+ * instance lives. Calls naming a session are routed by its owner before this list is read.
+ */
+const ANSWERED_BY_EVERY_REPLICA: ReadonlyArray<{
+  what: string;
+  matches: (path: string, url: string) => boolean;
+}> = [
+  { what: "this replica's health and which peers answer", matches: (path) => path === '/__admin/health' },
+  {
+    what: 'the session list (fleet-wide) and session creation (sessions are created where received)',
+    matches: (path) => path === '/__admin/sessions',
+  },
+  {
+    what: "a run's report (fleet-wide)",
+    matches: (path, url) => path === '/__admin/report' && queryOf(url).has('run'),
+  },
+  {
+    what: 'the fleet itself (drain, fleet views)',
+    matches: (path) => path === '/__admin/fleet' || path.startsWith('/__admin/fleet/'),
+  },
+  {
+    what: "this replica's CA certificate (the same CA on every replica)",
+    matches: (path) => path === '/__admin/tls' || path.startsWith('/__admin/tls/'),
+  },
+  {
+    what: 'the inspector pages (their API calls are routed like any other)',
+    matches: (path) =>
+      path === '/__admin' ||
+      path === '/__admin/' ||
+      path === '/__admin/journal' ||
+      path === '/__admin/ui' ||
+      path.startsWith('/__admin/ui/'),
+  },
+  {
+    what: "the MCP endpoint (its tool calls reach this replica's port and are routed from there)",
+    matches: (path) => path === '/__admin/mcp',
+  },
+];
+
+function queryOf(url: string): URLSearchParams {
+  const query = url.indexOf('?');
+  return new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
+}
+
+/** Whether a root admin call is served by the root instance, so on replica 0. */
+function isRootAdminCall(path: string, url: string): boolean {
+  if (path !== '/__admin' && !path.startsWith('/__admin/')) return false;
+  return !ANSWERED_BY_EVERY_REPLICA.some((exception) => exception.matches(path, url));
+}
+
 /** The path of a request URL without its query. */
 function pathOfUrl(url: string): string {
   const query = url.indexOf('?');
@@ -61,12 +125,7 @@ export function createFleetRouting(
       const text = Array.isArray(marker) ? '' : marker;
       delete req.headers[HOP_HEADER];
       if (!fleet.verifyHop(text, method, url)) {
-        next(
-          new ApiError(
-            'fleetHopRefused',
-            'fleet hop marker refused: not signed with the fleet secret, or stale',
-          ),
-        );
+        next(hopRefused());
         return;
       }
       next();
@@ -79,6 +138,13 @@ export function createFleetRouting(
     }
     const id = sessionIdOf(path);
     if (id === undefined) {
+      // The root's admin API: the root instance lives on replica 0.
+      if (isRootAdminCall(path, url)) {
+        const root = fleet.peers.get(ROOT_REPLICA);
+        if (fleet.ordinal === ROOT_REPLICA || root === undefined) next();
+        else forwardTo(fleet, root, req, res, next);
+        return;
+      }
       // The vendor API at the root URL: its owner by the key or token it carries.
       if (!path.startsWith('/api/')) {
         next();

@@ -4,6 +4,9 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import type { TLSSocket as TlsSocketType } from 'node:tls';
 import { ApiError, type ErrorSuccess, renderError } from '../errors.js';
+import type { Fleet } from '../fleet/fleet.js';
+import { forwardTo } from '../fleet/forward.js';
+import { carryConnect, proxyHop } from '../fleet/proxy.js';
 import { type SessionRegistry, sessionPath } from '../harness/sessions/sessions.js';
 import type { RequestVia } from '../harness/verdicts/journal.js';
 import type { ServerCertificates } from '../tls/server-certificates.js';
@@ -61,6 +64,8 @@ export interface ForwardProxyOptions {
   /** Answer a request without proxy credentials with 407 (`--proxy-auth challenge`) instead of serving the root. */
   challenge?: boolean;
   errorSuccess: () => ErrorSuccess;
+  /** The fleet this server is a replica of: a proxy user another replica owns is carried to it (fleet/proxy.ts). */
+  fleet?: Fleet;
 }
 
 /** The session id a `Proxy-Authorization: Basic` header names (its user), if any. */
@@ -186,6 +191,17 @@ export function createForwardProxy(
       answer(req, res, refusedHost(url.host));
       return;
     }
+    if (options.fleet !== undefined) {
+      const hop = proxyHop(options.fleet, req, proxyUser(req.headers['proxy-authorization']));
+      if (hop.to === 'refused') {
+        answer(req, res, hop.error);
+        return;
+      }
+      if (hop.to === 'owner') {
+        forwardTo(options.fleet, hop.peer, req, res, (error) => answer(req, res, error));
+        return;
+      }
+    }
     const route = routeFor(req.headers['proxy-authorization']);
     if (route instanceof ApiError) {
       answer(req, res, route);
@@ -215,6 +231,19 @@ export function createForwardProxy(
       );
       socket.end(rawAnswer(error, false));
       return;
+    }
+    if (options.fleet !== undefined) {
+      const hop = proxyHop(options.fleet, req, proxyUser(req.headers['proxy-authorization']));
+      if (hop.to === 'refused') {
+        socket.end(rawAnswer(hop.error, false));
+        return;
+      }
+      if (hop.to === 'owner') {
+        carryConnect(options.fleet, hop.peer, req, socket, head, (error) =>
+          socket.end(rawAnswer(error, false, 'retry-after: 1\r\n')),
+        );
+        return;
+      }
     }
     const route = routeFor(req.headers['proxy-authorization']);
     if (route instanceof ApiError) {

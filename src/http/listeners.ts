@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Options } from '../config.js';
 import type { ErrorSuccess } from '../errors.js';
+import type { Fleet } from '../fleet/fleet.js';
 import type { SessionRegistry } from '../harness/sessions/sessions.js';
 import type { ServerCertificates } from '../tls/server-certificates.js';
 import type { TlsHosts } from '../tls/tls-hosts.js';
@@ -25,6 +26,8 @@ export interface ListenersInput {
   /** The host names the proxy serves. */
   hosts: TlsHosts;
   errorSuccess: () => ErrorSuccess;
+  /** The fleet this server is a replica of (its proxy carries other replicas' proxy users to them). */
+  fleet?: Fleet;
 }
 
 /** Where a server listens. */
@@ -75,6 +78,7 @@ export function createListeners({
   certificates,
   hosts,
   errorSuccess,
+  fleet,
 }: ListenersInput): Listeners {
   const { Request, Response } = serverClasses();
   const serverOptions: ServerOptions = {
@@ -97,6 +101,7 @@ export function createListeners({
     certificates,
     challenge: options.proxyAuth === 'challenge',
     errorSuccess,
+    fleet,
   });
   let http: Server | undefined;
   let https: Server | undefined;

@@ -54,9 +54,12 @@ describe('in a browser: a page on another origin is told why the admin API refus
       return [await call({}), await call({ authorization: 'Bearer some-token' })];
     }, fake.url);
     // What the page read, shown on it for the screenshot.
-    await page.locator('#out').evaluate((out, text) => {
-      out.textContent = text;
-    }, JSON.stringify(answers, null, 2));
+    await page.locator('#out').evaluate(
+      (out, text) => {
+        out.textContent = text;
+      },
+      JSON.stringify(answers, null, 2),
+    );
     for (const answer of answers) {
       expect(answer).toMatchObject({ status: 403, body: { success: false, status: 403 } });
       expect(answer.body?.message).toContain(`pages from ${app.url} may not call the admin API`);

@@ -101,6 +101,8 @@ describe('the npm package', () => {
         'dist/ui/assets/inspector.css',
         'dist/ui/docs.html',
         'dist/ui/assets/docs.js',
+        // The signing helper pages import from the fake (/passportal-signing.js).
+        'dist/ui/assets/passportal-signing.js',
       ]),
     );
     // Swagger UI comes from its own package, installed with the fake's dependencies.

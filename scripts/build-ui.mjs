@@ -1,6 +1,7 @@
 // Build step: the browser pages' own files into dist/ui/ (served by src/http/ui-assets.ts):
 //   inspector.html, assets/inspector.js + .css   the inspector (Preact, JSX compiled by esbuild)
 //   docs.html, assets/docs.js                    the docs page's Swagger UI set-up
+//   assets/passportal-signing.js                 the signing helper pages import (ES module)
 //   swagger-ui/                                  Swagger UI's files the docs page loads, with its
 //                                                LICENSE and NOTICE, copied from swagger-ui-dist
 // swagger-ui-dist is a development dependency only: an installed fake carries these few files, not
@@ -45,6 +46,17 @@ export async function buildUi() {
     jsxImportSource: 'preact',
     minify: true,
     legalComments: 'none',
+    logLevel: 'warning',
+    absWorkingDir: ROOT,
+  });
+  // The signing helper pages import (served at /passportal-signing.js): readable, not minified.
+  await build({
+    entryPoints: { 'passportal-signing': join(SRC, 'signing.ts') },
+    outdir: join(tmp, 'assets'),
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome109', 'firefox115', 'safari16'],
+    legalComments: 'inline',
     logLevel: 'warning',
     absWorkingDir: ROOT,
   });

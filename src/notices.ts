@@ -73,6 +73,10 @@ export const NOTICE_KINDS = {
     instead:
       'send baggage as the W3C Baggage spec writes it: key=value members separated by commas, values percent-encoded',
   },
+  keySecretSwapped: {
+    when: "a token call whose `x-key` holds a secret access key rather than a key ID (key ID and secret swapped): answered 401 `unknownKey` as the live service would, and noted so the run's report shows it even where the client swallows the 401",
+    instead: 'send the key ID in x-key, and the HMAC of content keyed with the secret in x-hash',
+  },
   nonApiPath: {
     when: "a path outside the Documents API (every API path starts with `/api/v2/`; a browser's `/` and `/favicon.ico` are not journaled): answered 404",
     instead: 'call a path of the API',

@@ -10,7 +10,7 @@
 import type { Settings } from '../config.js';
 import { ApiError, capViolations } from '../errors.js';
 import { jsonBytes, type MemoryAccount } from '../memory-budget.js';
-import type { Notice } from '../notices.js';
+import { type Notice, notice } from '../notices.js';
 import { type BatchMode, planBatch } from './batch-update.js';
 import { Catalog } from './catalog.js';
 import { Clock } from './clock.js';
@@ -187,7 +187,11 @@ export class Fake {
     this.#store = new DocumentStore(this.#loaded.base);
   }
 
-  issueToken(req: TokenRequest): TokenResult {
+  /**
+   * A token for the key and hash of `req`, or the 401 that says why not; `noticed` is told of
+   * the notices of the call (a key ID and secret swapped).
+   */
+  issueToken(req: TokenRequest, noticed?: (found: Notice) => void): TokenResult {
     if (typeof req.scope !== 'string' || !SCOPES.has(req.scope)) {
       throw new ApiError('invalidBody', 'scope must be docs_api or docs-api');
     }
@@ -197,9 +201,20 @@ export class Fake {
     const key = catalog.keysById.get(keyId);
     if (!key) {
       const prefix = keyId.length > 8 ? `${keyId.slice(0, 8)}...` : keyId;
-      const swapped = catalog.keysBySecret.has(keyId)
+      const isSecret = catalog.keysBySecret.has(keyId);
+      const swapped = isSecret
         ? '; the value sent as x-key is a secret access key: are key ID and secret swapped?'
         : '';
+      // Noted as well as answered: a client that swallows the 401 still leaves it in the report.
+      if (isSecret) {
+        noticed?.(
+          notice(
+            'keySecretSwapped',
+            'header.x-key',
+            'x-key holds a secret access key (not shown): key ID and secret are swapped; send the key ID in x-key and sign content with the secret',
+          ),
+        );
+      }
       throw new ApiError('unknownKey', `Key verification failed: unknown key ID "${prefix}"${swapped}`);
     }
     const encoding = this.settings.hashEncoding;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
 
 export interface AdminGuardOptions {
@@ -48,11 +48,42 @@ export function createAdminGuard(options: AdminGuardOptions): RequestHandler {
     if (refusal !== undefined && origin !== undefined && refusal.errors?.[0]?.location === 'header.origin') {
       // The refusal alone may be read by the refused page: its message says which option allows
       // the origin, where the browser would otherwise show only a CORS error. It opens nothing:
-      // no credentials, no preflight, and every other answer to that origin stays unreadable.
+      // no credentials, and every other answer to that origin stays unreadable (its preflight is
+      // answered by `createRefusalPreflight`, so a JSON POST's refusal is readable too).
       res.setHeader('access-control-allow-origin', origin);
       res.vary('Origin');
     }
     next(refusal);
+  };
+}
+
+/** The methods of the admin API, named in the answer to a refused page's preflight. */
+const ADMIN_METHODS = 'GET, HEAD, PUT, PATCH, POST, DELETE';
+
+/**
+ * The preflight (`OPTIONS` with `Access-Control-Request-Method`) of a page whose origin the guard
+ * refuses, answered so the browser sends the real request and the page can read its 403, which
+ * says to set `ADMIN_ORIGINS`: without it a JSON POST or a call with a token shows only "Failed
+ * to fetch". It opens nothing: the real request is refused by the guard before it does anything,
+ * and no credentials are allowed. Answers only a refusal by origin (a foreign Host gets none, as
+ * its 403 gets no CORS header); tells whether it answered.
+ */
+export function createRefusalPreflight(options: AdminGuardOptions): (req: Request, res: Response) => boolean {
+  const check = createAdminGuardCheck(options);
+  return (req, res) => {
+    const origin = req.headers.origin;
+    const requested = req.headers['access-control-request-method'];
+    if (req.method !== 'OPTIONS' || origin === undefined || requested === undefined) return false;
+    if (check(req)?.errors?.[0]?.location !== 'header.origin') return false;
+    res.setHeader('access-control-allow-origin', origin);
+    res.setHeader('access-control-allow-methods', ADMIN_METHODS);
+    const headers = req.headers['access-control-request-headers'];
+    // Whatever headers the page asks for: the request they go with is refused all the same.
+    if (headers !== undefined) res.setHeader('access-control-allow-headers', headers);
+    res.setHeader('access-control-max-age', '600');
+    res.vary('Origin');
+    res.status(204).end();
+    return true;
   };
 }
 

@@ -20,7 +20,7 @@ import { type Session, type SessionRegistry, sessionPath } from '../harness/sess
 import { ResponseChecks } from '../harness/verdicts/runtime-response-checks.js';
 import type { MemoryBudget } from '../memory-budget.js';
 import { addNotice, notice } from '../notices.js';
-import { createAdminGuardCheck } from './admin-origin-guard.js';
+import { createAdminGuardCheck, createRefusalPreflight } from './admin-origin-guard.js';
 import { createAdminAuthCheck } from './admin-token-check.js';
 import { createErrorHandler } from './error-handler.js';
 import { proxyRouteOf } from './forward-proxy.js';
@@ -143,13 +143,17 @@ const ADMIN_PATH = /^(?:\/sessions\/[^/]+)?\/__admin(?:\/|$)/;
  * would answer) only for `adminOrigins` (none by default; the fake's own pages are same origin
  * and need none).
  */
-function corsMiddleware(vendorOrigins: string, adminOrigins: string | undefined): RequestHandler {
-  const vendor = corsFor(vendorOrigins);
-  const admin = corsFor(adminOrigins ?? '');
+function corsMiddleware(options: Options): RequestHandler {
+  const vendor = corsFor(options.corsOrigins);
+  const admin = corsFor(options.adminOrigins ?? '');
+  // A refused page's preflight is answered, so it can read the refusal (admin-origin-guard.ts).
+  const refusalPreflight = createRefusalPreflight(options);
   return (req, res, next) => {
     const { path } = stateOf(res);
-    if (path === '/' || ADMIN_PATH.test(path)) admin(req, res, next);
-    else vendor(req, res, next);
+    if (path === '/') admin(req, res, next);
+    else if (ADMIN_PATH.test(path)) {
+      if (!refusalPreflight(req, res)) admin(req, res, next);
+    } else vendor(req, res, next);
   };
 }
 
@@ -400,7 +404,7 @@ export function createApp(context: AppContext): RequestListener {
   const serve = chain(
     requestBasics(),
     ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
-    corsMiddleware(options.corsOrigins, options.adminOrigins),
+    corsMiddleware(options),
     ...(context.fleet === undefined ? [] : [createFleetRouting(context.fleet)]),
     dispatch({
       tlsCaPem: context.tlsCaPem,

@@ -14,6 +14,7 @@ import { pageHeaders, SWAGGER_UI_DIR, sendStatic, UI_DIR, wantsHtml } from './ui
  *   /docs             the spec in Swagger UI, "try it" aimed at this fake
  *   /docs/...         the docs page's script and Swagger UI's own files (dist/ui/swagger-ui)
  *   /openapi.yaml     shown as text to a browser instead of downloaded (see `app.ts`)
+ *   /passportal-signing.js  the signing helper a page imports (`ui/signing.ts`, docs/frontend.md)
  */
 
 export interface FrontPagesContext {
@@ -31,6 +32,8 @@ const NAME = 'Passportal Documents API fake';
 /** The files of Swagger UI the docs page loads (scripts/build-ui.mjs copies these). */
 const SWAGGER_FILES = /^(?:swagger-ui\.css|swagger-ui-bundle\.js|favicon-(?:16x16|32x32)\.png)$/;
 const SAMPLE_CONTENT = 'api-content-hash';
+/** Where the signing helper module is served. */
+export const SIGNING_MODULE = '/passportal-signing.js';
 
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e8c"/><path d="M9 7h9a7 7 0 0 1 0 14h-4v5H9z M14 12v4h4a2 2 0 0 0 0-4z" fill="#fff"/></svg>`;
 
@@ -163,6 +166,11 @@ export function createFrontPages(context: FrontPagesContext): (req: Request, res
     if (path === '/favicon.ico') {
       res.setHeader('cache-control', 'public, max-age=86400');
       res.type('image/svg+xml').send(ICON);
+      return true;
+    }
+    if (path === SIGNING_MODULE) {
+      // An ES module any page may import (the vendor API's CORS covers it): no data, no secret.
+      sendStatic(req, res, UI_DIR, 'assets/passportal-signing.js');
       return true;
     }
     if (path === '/docs') {

@@ -5,6 +5,7 @@
  */
 
 import { type AdminClient, AdminError, createAdminClient } from '../client/admin-client.js';
+import { signContent } from './signing.js';
 
 const TOKEN_KEY = 'passportal-fake-admin-token';
 
@@ -66,16 +67,6 @@ export { AdminError };
 
 /** Lower-case hex HMAC-SHA256(secret, content) with WebCrypto; undefined outside a secure context. */
 export async function hmacHex(secret: string, content: string): Promise<string | undefined> {
-  const subtle = globalThis.crypto?.subtle;
-  if (!subtle) return undefined;
-  const encoder = new TextEncoder();
-  const key = await subtle.importKey(
-    'raw',
-    encoder.encode(secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
-  const signature = new Uint8Array(await subtle.sign('HMAC', key, encoder.encode(content)));
-  return Array.from(signature, (b) => b.toString(16).padStart(2, '0')).join('');
+  if (!globalThis.crypto?.subtle) return undefined;
+  return signContent(secret, content);
 }

@@ -61,14 +61,6 @@ describe('/__admin and web pages', () => {
     expect(res.headers['access-control-allow-origin']).toBe(origin);
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     expect(res.headers.vary).toContain('Origin');
-    // The preflight of a call with a JSON body stays unanswered for that origin.
-    const preflight = await server.http
-      .options('/__admin/reset')
-      .set('origin', origin)
-      .set('access-control-request-method', 'POST')
-      .set('access-control-request-headers', 'content-type');
-    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
-    expect(preflight.headers['access-control-allow-methods']).toBeUndefined();
     // The landing page (key secrets) and a refusal by Host carry no CORS header.
     expect(
       (await server.http.get('/').set('origin', origin)).headers['access-control-allow-origin'],
@@ -90,20 +82,46 @@ describe('/__admin and web pages', () => {
     expect(listed.headers['access-control-allow-origin']).toBe('http://localhost:5173');
   });
 
-  it('gives a foreign page no CORS on /__admin while the vendor API keeps CORS_ORIGINS', async () => {
+  it("answers a foreign page's preflight so it can read the refusal, which still refuses the JSON call and changes nothing", async () => {
     const server = await createTestServer();
-    const preflight = (path: string) =>
+    const session = await server.mock.session(undefined, { run: 'preflight-run' });
+    const origin = 'https://evil.example';
+    const preflight = (path: string, method = 'PUT') =>
       server.http
         .options(path)
-        .set('origin', 'https://evil.example')
-        .set('access-control-request-method', 'PUT')
-        .set('access-control-request-headers', 'content-type');
-    const admin = await preflight('/__admin/fixtures');
-    expect(admin.headers['access-control-allow-origin']).toBeUndefined();
-    const inSession = await preflight('/sessions/abc/__admin/fixtures');
-    expect(inSession.headers['access-control-allow-origin']).toBeUndefined();
+        .set('origin', origin)
+        .set('access-control-request-method', method)
+        .set('access-control-request-headers', 'content-type, authorization');
+    for (const path of ['/__admin/fixtures', `/sessions/${session.id}/__admin/fixtures`, '/__admin/reset']) {
+      const answer = await preflight(path);
+      expect(answer.status, path).toBe(204);
+      expect(answer.headers['access-control-allow-origin'], path).toBe(origin);
+      expect(answer.headers['access-control-allow-methods'], path).toContain('PUT');
+      expect(answer.headers['access-control-allow-headers'], path).toBe('content-type, authorization');
+      expect(answer.headers['access-control-allow-credentials'], path).toBeUndefined();
+      expect(answer.headers.vary, path).toContain('Origin');
+    }
+    // The real requests the browser then sends: refused, readable, and nothing changed.
+    const before = JSON.stringify([server.mock.state(), session.state(), server.mock.settings()]);
+    const wipe = await server.http.put('/__admin/fixtures').set('origin', origin).send({});
+    expect(wipe.status).toBe(403);
+    expect(wipe.headers['access-control-allow-origin']).toBe(origin);
+    expect(wipe.body.message).toContain('--admin-origins or ADMIN_ORIGINS');
+    const inSession = await server.http
+      .put(`/sessions/${session.id}/__admin/settings`)
+      .set('origin', origin)
+      .send({ latencyMs: 5000 });
+    expect(inSession.status).toBe(403);
+    expect((await server.http.post('/__admin/reset').set('origin', origin).send({})).status).toBe(403);
+    expect(JSON.stringify([server.mock.state(), session.state(), server.mock.settings()])).toBe(before);
+    // Nothing else opens: the landing page's preflight and a foreign Host's stay unanswered.
+    expect((await preflight('/', 'GET')).headers['access-control-allow-origin']).toBeUndefined();
+    const byHost = await preflight('/__admin/fixtures').set('host', 'evil.example');
+    expect(byHost.headers['access-control-allow-origin']).toBeUndefined();
+    // The vendor API keeps CORS_ORIGINS (every origin by default).
     const vendor = await preflight('/api/v2/documents');
-    expect(vendor.headers['access-control-allow-origin']).toBe('https://evil.example');
+    expect(vendor.headers['access-control-allow-origin']).toBe(origin);
+    session.delete();
   });
 });
 

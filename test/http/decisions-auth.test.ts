@@ -71,6 +71,24 @@ describe('token errors users can tell apart', () => {
       .send({ scope: 'docs_api', content: CONTENT });
     expect(res.status).toBe(401);
     expect(res.body.message).toMatch(/swap/i);
+    // Noted too: a client that swallows the 401 still finds it in the run's report.
+    const report = (await server.http.get('/__admin/report')).body;
+    expect(report.summary.noticeCodes).toEqual({ keySecretSwapped: 1 });
+    expect(report.notices[0].notices).toEqual([
+      expect.objectContaining({ code: 'keySecretSwapped', location: 'header.x-key' }),
+    ]);
+    expect(JSON.stringify(report)).not.toContain(ACME_KEY.secret);
+    const markdown = (await server.http.get('/__admin/report?format=markdown')).text;
+    expect(markdown).toContain('keySecretSwapped');
+  });
+
+  it('an unknown key ID that is no secret gets no swapped notice', async () => {
+    const server = await createTestServer();
+    await tokenCall(server)
+      .set('x-key', 'nobody')
+      .set('x-hash', 'abc')
+      .send({ scope: 'docs_api', content: CONTENT });
+    expect((await server.http.get('/__admin/report')).body.summary.noticeCodes).toEqual({});
   });
 });
 

@@ -170,6 +170,17 @@ const CASES: Case[] = [
     location: 'header.baggage',
   },
   {
+    code: 'keySecretSwapped',
+    sends: 'the token call with the secret as x-key and the key ID as the HMAC key',
+    method: 'post',
+    path: '/api/v2/auth/client_token',
+    body: { scope: 'docs_api', content: 'swapped' },
+    headers: { 'x-key': ACME_KEY.secret, 'x-hash': computeHash(ACME_KEY.keyId, 'swapped') },
+    tokenHeader: null,
+    status: 401,
+    location: 'header.x-key',
+  },
+  {
     code: 'nonApiPath',
     sends: 'a path outside the API',
     method: 'get',

@@ -88,7 +88,8 @@ describe('reports over hostile client text', () => {
     const { elements, text } = parseStrict(xml);
     expect([...elements].sort()).toEqual([
       'failure',
-      'skipped',
+      'properties',
+      'property',
       'system-out',
       'testcase',
       'testsuite',

@@ -131,31 +131,55 @@ describe('the report of a session after a small client suite', () => {
     expect(failing[0]?.name).toMatch(/^#\d+ PATCH \/api\/v2\/documents\/101101 -> 400: /);
     expect(failing[0]?.failure?.[0]?.message).toContain('colour');
     expect(failing[0]?.failure?.[0]?.inner).toContain('PATCH /api/v2/documents/101101');
-    // The notice is a skipped case of its operation, saying what to do instead.
+    // Only the verdict's cases: the failing one, and one passing case per operation called cleanly.
+    expect(parsed.tests).toBe(3);
+    expect(xml).toMatch(/<testsuites [^>]*skipped="0"/);
+    expect(suites.flatMap((s) => s.testcase ?? []).filter((c) => c.skipped !== undefined)).toEqual([]);
+    // The notice is a property of its operation's suite, saying what to do instead.
     const listSuite = suites.find((s) => s.name === 'listDocuments');
-    const noticed = listSuite?.testcase?.find((c) => c.name?.startsWith('notice pageNumOmitted'));
-    expect(noticed?.skipped).toBeDefined();
-    expect(noticed?.['system-out']?.join('')).toContain('pageNum');
+    expect(listSuite?.testcase?.map((c) => c.name)).toEqual(['no contract violations']);
+    const noticed = listSuite?.properties?.find((p) => p.name === 'notice.1');
+    expect(String(noticed?.value)).toMatch(
+      /^pageNumOmitted at query\.pageNum: .*pageNum.* \(#\d+ GET \/api\/v2\/documents -> 200\)$/,
+    );
     expect(parsed.failures).toBe(1);
-    // Coverage: one case per behaviour, passed when exercised.
+    // Coverage: the properties of its own suite, which has no case; every behaviour named.
     const coverage = suites.find((s) => s.name === 'behaviour coverage');
-    expect(coverage?.testcase).toHaveLength(BEHAVIOUR_IDS.length);
-    const passed = coverage?.testcase?.filter((c) => c.skipped === undefined).map((c) => c.name);
-    expect(passed?.sort()).toEqual([...MET].sort());
+    expect(coverage?.testcase ?? []).toEqual([]);
+    const properties = new Map((coverage?.properties ?? []).map((p) => [p.name, String(p.value)]));
+    expect(properties.get('behaviours.exercised')).toBe(String(MET.length));
+    expect(properties.get('behaviours.total')).toBe(String(BEHAVIOUR_IDS.length));
+    const exercised = BEHAVIOUR_IDS.filter((id) =>
+      properties.get(`behaviour.${id}`)?.startsWith('exercised by'),
+    );
+    expect(exercised.sort()).toEqual([...MET].sort());
+    expect(properties.get('behaviour.tokenExpired')).toMatch(/^never exercised \(likelihood 5\/5\): /);
+    expect(properties.get('operation.getDocument')).toBe('never called');
   });
 
   it('writes CTRF JSON that validates against the CTRF schema', async () => {
     const ctrf = JSON.parse(await session.report('ctrf')) as {
-      results: { summary: { failed: number; tests: number }; tests: Array<{ name: string; status: string }> };
+      results: {
+        summary: { failed: number; tests: number };
+        tests: Array<{ name: string; status: string }>;
+      };
+      extra: unknown;
     };
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);
     const validate = ajv.compile(JSON.parse(readFileSync(CTRF_SCHEMA, 'utf8')) as object);
     expect(validate(ctrf), JSON.stringify(validate.errors)).toBe(true);
-    expect(ctrf.results.summary.failed).toBe(1);
-    expect(
-      ctrf.results.tests.filter((c) => c.status === 'passed' && c.name.startsWith('behaviour coverage')),
-    ).toHaveLength(MET.length);
+    expect(ctrf.results.summary).toMatchObject({ tests: 3, failed: 1, passed: 2, skipped: 0 });
+    // Coverage and notices are in `extra`, never tests.
+    expect(ctrf.results.tests.filter((c) => c.name.startsWith('behaviour coverage'))).toEqual([]);
+    const extra = ctrf.extra as {
+      notices: Array<{ code: string }>;
+      exercised: Array<{ id: string }>;
+      neverExercised: Array<{ id: string }>;
+    };
+    expect(extra.notices.map((n) => n.code)).toEqual(['pageNumOmitted']);
+    expect(extra.exercised.map((b) => b.id).sort()).toEqual([...MET].sort());
+    expect(extra.neverExercised).toHaveLength(BEHAVIOUR_IDS.length - MET.length);
   });
 
   it('writes Markdown for the job summary with the violation, the notice and the never-exercised list', async () => {
@@ -164,6 +188,56 @@ describe('the report of a session after a small client suite', () => {
     expect(md).toMatch(/\| #\d+ PATCH \/api\/v2\/documents\/101101 -> 400 \| /);
     expect(md).toContain('| `tokenExpired` | 5/5 |');
     expect(md).toContain(`behaviours exercised: **${MET.length}/${BEHAVIOUR_IDS.length}`);
+  });
+});
+
+describe('the JUnit report of a clean suite that leaves most behaviours unexercised', () => {
+  it('holds the verdict only: one passing case per operation called, no skipped case, coverage and notices as properties', async () => {
+    const clean = await mock.session();
+    const base = clean.baseUrl;
+    const content = 'three tests';
+    const token = (await fetch(`${base}/api/v2/auth/client_token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-key': ACME_KEY.keyId,
+        'x-hash': computeHash(ACME_KEY.secret, content),
+      },
+      body: JSON.stringify({ scope: 'docs_api', content }),
+    }).then((r) => r.json())) as { access_token: string };
+    const headers = { 'x-access-token': token.access_token };
+    expect((await fetch(`${base}/api/v2/documents?resultsPerPage=10`, { headers })).status).toBe(200);
+    expect((await fetch(`${base}/api/v2/documents/101101`, { headers })).status).toBe(200);
+
+    const xml = await clean.report('junit');
+    expect(await schemaErrors(xml, JUNIT_XSD)).toEqual([]);
+    const parsed = (await parseJunit(xml)) as TestSuites;
+    expect({ tests: parsed.tests, failures: parsed.failures }).toEqual({ tests: 3, failures: 0 });
+    expect(xml).toMatch(/<testsuites [^>]*skipped="0"/);
+    const suites = parsed.testsuite ?? [];
+    const cases = suites.flatMap((s) => (s.testcase ?? []).map((c) => `${s.name}: ${c.name}`));
+    expect(cases).toEqual([
+      'createClientToken: no contract violations',
+      'listDocuments: no contract violations',
+      'getDocument: no contract violations',
+    ]);
+    expect(suites.flatMap((s) => s.testcase ?? []).every((c) => c.skipped === undefined)).toBe(true);
+    // Nothing lost: the notice and the coverage gaps are properties.
+    const list = suites.find((s) => s.name === 'listDocuments');
+    expect(list?.properties?.map((p) => p.name)).toEqual(['requests', 'notice.1']);
+    const coverage = new Map(
+      (suites.find((s) => s.name === 'behaviour coverage')?.properties ?? []).map((p) => [
+        p.name,
+        String(p.value),
+      ]),
+    );
+    expect(coverage.get('notices.pageNumOmitted')).toBe('1');
+    const gaps = [...coverage].filter(
+      ([name, value]) => name?.startsWith('behaviour.') && value.startsWith('never'),
+    );
+    expect(gaps.length).toBe((await clean.report()).neverExercised.length);
+    expect(gaps.length).toBeGreaterThan(40);
+    clean.delete();
   });
 });
 

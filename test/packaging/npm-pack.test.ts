@@ -109,6 +109,8 @@ describe('the npm package', () => {
         'dist/ui/swagger-ui/favicon-32x32.png',
         'dist/ui/swagger-ui/LICENSE',
         'dist/ui/swagger-ui/NOTICE',
+        // The signing helper pages import from the fake (/passportal-signing.js).
+        'dist/ui/assets/passportal-signing.js',
       ]),
     );
   });

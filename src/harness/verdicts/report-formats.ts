@@ -1,19 +1,21 @@
 import { createRequire } from 'node:module';
 import type { ReportBuilder as CtrfReportBuilder, Test } from 'ctrf';
 import type { FindingRecord } from './coverage.js';
-import { type JunitCase, renderJunitXml } from './junit-xml.js';
+import { type JunitCase, type JunitSuite, renderJunitXml } from './junit-xml.js';
 import { markdownText } from './markdown-text.js';
 import { describeExpectation } from './no-violations.js';
 import type { Report, ReportFormat } from './report.js';
 
 /**
  * A report in the formats CI systems read (docs/reports.md), client text in each only as text:
- * - JUnit XML (`junit-xml.ts`, escaped character data only): one suite per vendor operation; each violation a failing
- *   test case named after the request and the location, its message and the request in the
- *   failure; each notice a skipped case (CI shows it, never fails on it) with what to do instead
- *   in its output; an operation with no finding one passing case. A last suite, "behaviour
- *   coverage", has one case per behaviour: passed when exercised, skipped (with how to) when not.
- * - CTRF JSON (the CTRF project's `ctrf` package): the same cases as CTRF tests.
+ * - JUnit XML (`junit-xml.ts`, escaped character data only): the verdict's cases alone, one suite
+ *   per vendor operation: each violation a failing test case named after the request and the
+ *   location, its message and the request in the failure; each expected violation a passing case;
+ *   an operation called without a violation one passing case. Notices (with what to do instead)
+ *   are properties of their operation's suite, and a last suite, "behaviour coverage", holds the
+ *   coverage as properties: never a skipped case, so a CI view counts only the verdict.
+ * - CTRF JSON (the CTRF project's `ctrf` package): the same cases as CTRF tests, notices and
+ *   coverage in its `extra`.
  * - Markdown for `$GITHUB_STEP_SUMMARY` or a pull-request comment (client text escaped by
  *   `markdown-text.ts`).
  * - JSON: the report as it is.
@@ -69,17 +71,74 @@ function expectationCases(
   return { expected, unmet };
 }
 
-function casesOf(report: Report): Case[] {
-  const cases: Case[] = [];
-  const suites = [...report.operations.map((o) => o.operationId), OTHER_SUITE];
+/** The suite of the report's coverage: no case, every figure a property. */
+const COVERAGE_SUITE = 'behaviour coverage';
+/** The suite of the one passing case of a run with no other case (no request at all). */
+const VERDICT_SUITE = 'verdict';
+
+/** The notices of `findings` as properties `notice.<n>`: code, location, message and request. */
+function noticeProperties(findings: readonly FindingRecord[]): Array<[string, string]> {
+  const properties: Array<[string, string]> = [];
+  for (const f of findings)
+    for (const n of f.notices)
+      properties.push([
+        `notice.${properties.length + 1}`,
+        `${n.code} at ${n.location}: ${n.message} (${requestLine(f)})`,
+      ]);
+  return properties;
+}
+
+/** The coverage of the report as properties: the totals, then each operation and behaviour. */
+function coverageProperties(report: Report): Array<[string, string]> {
+  const { behaviours, operations } = report.coverage;
+  const properties: Array<[string, string]> = [
+    ['requests', String(report.requests.total)],
+    ['behaviours.exercised', String(behaviours.exercised)],
+    ['behaviours.total', String(behaviours.total)],
+    ['behaviours.percent', String(behaviours.percent)],
+    ['operations.exercised', String(operations.exercised)],
+    ['operations.total', String(operations.total)],
+    ['requestsWithNotices', String(report.summary.requestsWithNotices)],
+  ];
+  for (const [code, count] of Object.entries(report.summary.noticeCodes))
+    properties.push([`notices.${code}`, String(count)]);
+  if (report.summary.noticesNotListed > 0)
+    properties.push(['notices.notListed', String(report.summary.noticesNotListed)]);
+  for (const o of report.operations)
+    properties.push([
+      `operation.${o.operationId}`,
+      o.count === 0 ? 'never called' : plural(o.count, 'request'),
+    ]);
+  const gaps = new Map(report.neverExercised.map((n) => [n.id, n]));
+  for (const b of report.behaviours) {
+    const gap = gaps.get(b.id);
+    properties.push([
+      `behaviour.${b.id}`,
+      gap
+        ? `never exercised (likelihood ${gap.likelihood}/5): ${gap.how}`
+        : `exercised by ${plural(b.count, 'request')}`,
+    ]);
+  }
+  return properties;
+}
+
+/**
+ * The verdict's suites: one per vendor operation that has a case or a notice, then the requests
+ * outside the operations, the declarations never met, and the coverage. Cases are the verdict's
+ * only: each violation fails, each expected violation passes, and an operation called without a
+ * violation has one passing case. Notices and coverage are properties, never skipped cases: a CI
+ * view counts exactly the verdict (docs/reports.md).
+ */
+function suitesOf(report: Report): JunitSuite[] {
+  const suites: JunitSuite[] = [];
   const suiteOf = (f: FindingRecord): string =>
     f.operationId && report.operations.some((o) => o.operationId === f.operationId)
       ? f.operationId
       : OTHER_SUITE;
   const declared = expectationCases(report, suiteOf);
-  for (const suite of suites) {
+  for (const suite of [...report.operations.map((o) => o.operationId), OTHER_SUITE]) {
+    const cases: Case[] = [];
     const violating = report.violations.filter((f) => suiteOf(f) === suite);
-    const noticed = report.notices.filter((f) => suiteOf(f) === suite);
     for (const f of violating) {
       for (const v of f.violations) {
         cases.push({
@@ -91,61 +150,56 @@ function casesOf(report: Report): Case[] {
         });
       }
     }
-    for (const f of noticed) {
-      for (const n of f.notices) {
-        cases.push({
-          suite,
-          name: `notice ${n.code} ${requestLine(f)}: ${n.location}`,
-          status: 'skipped',
-          message: `${n.location}: ${n.message}`,
-          detail: `${requestLine(f)}\n  notice ${n.code} at ${n.location}: ${n.message}`,
-        });
-      }
-    }
     cases.push(...declared.expected.filter((c) => c.suite === suite));
-    if (violating.length === 0 && suite !== OTHER_SUITE) {
-      const count = report.operations.find((o) => o.operationId === suite)?.count ?? 0;
+    const count = report.operations.find((o) => o.operationId === suite)?.count ?? 0;
+    if (violating.length === 0 && count > 0)
       cases.push({
         suite,
         name: 'no contract violations',
-        status: count > 0 ? 'passed' : 'skipped',
-        message: count > 0 ? `${count} requests` : 'never called',
+        status: 'passed',
+        message: plural(count, 'request'),
       });
+    // The verdict counts every violating request, listed or not: one failing case stands for those dropped.
+    const notListed = report.summary.violationsNotListed;
+    if (suite === OTHER_SUITE && notListed > 0) {
+      const message = `${plural(notListed, 'more request')} broke the contract; no longer listed (the report keeps the newest ${report.violations.length})`;
+      cases.push({ suite, name: message, status: 'failed', message, detail: message });
     }
+    const properties = noticeProperties(report.notices.filter((f) => suiteOf(f) === suite));
+    if (count > 0) properties.unshift(['requests', String(count)]);
+    if (cases.length > 0 || properties.length > 0) suites.push({ name: suite, properties, cases });
   }
-  // The verdict counts every violating request, listed or not: one failing case stands for those dropped.
-  const notListed = report.summary.violationsNotListed;
-  if (notListed > 0) {
-    const message = `${plural(notListed, 'more request')} broke the contract; no longer listed (the report keeps the newest ${report.violations.length})`;
-    cases.push({ suite: OTHER_SUITE, name: message, status: 'failed', message, detail: message });
-  }
-  cases.push(...declared.unmet);
-  for (const b of report.behaviours) {
-    const gap = report.neverExercised.find((n) => n.id === b.id);
-    cases.push({
-      suite: 'behaviour coverage',
-      name: b.id,
-      status: gap ? 'skipped' : 'passed',
-      message: gap ? `never exercised: ${gap.how}` : `exercised by ${b.count} requests`,
-      detail: gap ? `${gap.meaning}\nwhy: ${gap.why}\nhow: ${gap.how}` : `requests: ${b.requests.join(', ')}`,
+  if (declared.unmet.length > 0)
+    suites.push({ name: EXPECTATIONS_SUITE, properties: [], cases: declared.unmet });
+  // A run with no case at all (no request) still has its verdict as one case: nothing broke.
+  if (suites.every((s) => s.cases.length === 0)) {
+    suites.push({
+      name: VERDICT_SUITE,
+      properties: [],
+      cases: [
+        { suite: VERDICT_SUITE, name: 'no contract violations', status: 'passed', message: 'no requests' },
+      ],
     });
   }
-  return cases;
+  suites.push({ name: COVERAGE_SUITE, properties: coverageProperties(report), cases: [] });
+  return suites;
 }
 
 function renderJunit(report: Report): string {
-  return renderJunitXml(`${TOOL_NAME} ${report.instance}`, casesOf(report));
+  return renderJunitXml(`${TOOL_NAME} ${report.instance}`, suitesOf(report));
 }
 
 function renderCtrf(report: Report): string {
-  const tests: Test[] = casesOf(report).map((c) => ({
-    name: `${c.suite} › ${c.name}`,
-    status: c.status,
-    duration: 0,
-    suite: [c.suite],
-    ...(c.message ? { message: c.message } : {}),
-    ...(c.detail ? { trace: c.detail } : {}),
-  }));
+  const tests: Test[] = suitesOf(report)
+    .flatMap((s) => s.cases)
+    .map((c) => ({
+      name: `${c.suite} › ${c.name}`,
+      status: c.status,
+      duration: 0,
+      suite: [c.suite],
+      ...(c.message ? { message: c.message } : {}),
+      ...(c.detail ? { trace: c.detail } : {}),
+    }));
   const built = ctrfBuilder()
     .tool({ name: TOOL_NAME })
     .generatedBy(TOOL_NAME)
@@ -156,6 +210,18 @@ function renderCtrf(report: Report): string {
       requests: report.requests,
       summary: report.summary,
       coverage: report.coverage,
+      // Not tests: what the report says beyond the verdict, so nothing is lost.
+      notices: report.notices.flatMap((f) =>
+        f.notices.map((n) => ({
+          request: requestLine(f),
+          code: n.code,
+          location: n.location,
+          message: n.message,
+        })),
+      ),
+      operations: report.operations,
+      neverExercised: report.neverExercised.map((n) => ({ id: n.id, likelihood: n.likelihood, how: n.how })),
+      exercised: report.behaviours.filter((b) => b.count > 0).map((b) => ({ id: b.id, requests: b.count })),
     })
     .build();
   return `${JSON.stringify(built, null, 2)}\n`;

@@ -96,12 +96,15 @@ export function createVendorHandlers(document: OpenApiDocument): OperationTable<
 const handlers: Omit<OperationTable<VendorOperationId, Instance>, 'getSwaggerDocument'> = {
   createClientToken: (context) => {
     const body = context.request.body as { scope: string; content: string };
-    const result = context.instance.fake.issueToken({
-      keyId: header(context, 'x-key'),
-      hash: header(context, 'x-hash'),
-      scope: body.scope,
-      content: body.content,
-    });
+    const result = context.instance.fake.issueToken(
+      {
+        keyId: header(context, 'x-key'),
+        hash: header(context, 'x-hash'),
+        scope: body.scope,
+        content: body.content,
+      },
+      (found) => context.notice(found),
+    );
     return { status: 200, body: result };
   },
 

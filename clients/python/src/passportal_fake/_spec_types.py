@@ -110,6 +110,7 @@ NoticeCode = Literal[
     "formEncodedBody",
     "batchItemWithoutId",
     "baggageMalformed",
+    "keySecretSwapped",
     "nonApiPath",
 ]
 

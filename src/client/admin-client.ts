@@ -70,6 +70,11 @@ export interface AdminClient {
   /** Where the fake (or the session) is served. */
   readonly baseUrl: string;
   health(): Promise<Health>;
+  /**
+   * Drains the fleet replica at this URL (POST /__admin/fleet/drain): it creates no more
+   * sessions (503 `replicaDraining`) and keeps serving its own. 409 `notInFleet` outside a fleet.
+   */
+  drain(): Promise<{ ordinal: number; draining: true }>;
   reset(): Promise<void>;
   /** Replaces the state with a fixture set, which becomes the reset point; answers its documents' count. */
   load(fixtures: FixtureSet): Promise<number>;
@@ -231,6 +236,7 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
   return {
     baseUrl: base,
     health: () => call('GET', '/health'),
+    drain: () => call('POST', '/fleet/drain'),
     reset: async () => void (await call('POST', '/reset')),
     load: async (fixtures) => (await call<{ documents: number }>('PUT', '/fixtures', fixtures)).documents,
     state: () => call('GET', '/state'),

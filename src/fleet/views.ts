@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiError } from '../errors.js';
 import { DRAINING_RETRY_AFTER_S, drainingRefusal } from './drain.js';
 import type { Fleet, Peer } from './fleet.js';
 import { askPeer, type PeerAnswer, replicaUnavailable } from './forward.js';
@@ -134,7 +133,12 @@ function relay(res: ServerResponse, answer: PeerAnswer): void {
 }
 
 /** The 503 of the first replica in `missing`, with `Retry-After: 1`. */
-function failMissing(fleet: Fleet, res: ServerResponse, missing: number[], fail: (error?: unknown) => void): void {
+function failMissing(
+  fleet: Fleet,
+  res: ServerResponse,
+  missing: number[],
+  fail: (error?: unknown) => void,
+): void {
   const peer = fleet.peers.get(missing[0] as number) as Peer;
   res.setHeader('retry-after', '1');
   fail(replicaUnavailable(peer, 'one of the replicas this view combines'));

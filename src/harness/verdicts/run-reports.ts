@@ -3,8 +3,8 @@ import { jsonBytes, type MemoryAccount } from '../../memory-budget.js';
 import type { UnmetExpectation } from '../controls/expected-violations.js';
 import type { Instance } from '../instance/instance.js';
 import type { FindingRecord } from './coverage.js';
-import { renderReport, reportMediaType } from './report-formats.js';
 import { buildReport, type Report, type ReportFormat } from './report.js';
+import { renderReport, reportMediaType } from './report-formats.js';
 import {
   combineParts,
   combineRunReports,

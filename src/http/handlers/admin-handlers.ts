@@ -100,7 +100,8 @@ export function createAdminHandlers(
 
     // This replica's own (never forwarded): it stops creating sessions.
     drainReplica: (context) => {
-      if (context.instance.id !== undefined)
+      // Outside a fleet, 409 wherever it is asked; in one, at the replica's root only.
+      if (fleet !== undefined && context.instance.id !== undefined)
         throw new ApiError('adminForbidden', "Forbidden: a drain is the replica's; ask its root URL");
       return { status: 200, body: drainReplica(fleet) };
     },
@@ -247,7 +248,8 @@ export function createAdminHandlers(
     }),
 
     createSession: async (context) => {
-      if (context.instance.id !== undefined) {
+      // Outside a fleet, 409 wherever it is asked; in one, at the replica's root only.
+      if (fleet !== undefined && context.instance.id !== undefined) {
         throw new ApiError(
           'adminForbidden',
           'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',

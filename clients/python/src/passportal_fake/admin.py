@@ -92,11 +92,11 @@ class AdminClient:
         """``GET /__admin/health``: ``{"status": "ok", ...}``."""
         return cast(Health, self._call("GET", "/health"))
 
-    def drain(self) -> Dict[str, Any]:
+    def drain(self) -> Json:
         """``POST /__admin/fleet/drain``: the fleet replica at this URL creates no more sessions
         (503 ``replicaDraining``) and keeps serving its own; answers ``{"ordinal", "draining"}``.
         Raises :class:`AdminError` 409 (``notInFleet``) for a fake started without a fleet."""
-        return cast(Dict[str, Any], self._call("POST", "/fleet/drain"))
+        return self._call("POST", "/fleet/drain")
 
     def reset(self) -> None:
         """Restores the loaded fixtures and clears the journal, faults, clock and expectations."""

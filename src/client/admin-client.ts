@@ -113,8 +113,13 @@ export interface AdminClient {
    * The report of a run's sessions together, deleted ones included (at the root URL). With
    * `--tenants`, `tenant` names whose run it is (the operator's token; a tenant's reads its own).
    */
-  report(query: { run: string; tenant?: string; format?: 'json' }): Promise<Report>;
-  report(query: { run: string; tenant?: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
+  report(query: { run: string; tenant?: string; format?: 'json'; partial?: '1' }): Promise<Report>;
+  report(query: {
+    run: string;
+    tenant?: string;
+    format: Exclude<ReportFormat, 'json'>;
+    partial?: '1';
+  }): Promise<string>;
   /**
    * The journal as an HTTP Archive (`GET /__admin/har`, HAR 1.2): for a browser's devtools,
    * Playwright's `routeFromHAR` or MSW; credentials redacted, findings in each entry's `_passportal`.
@@ -262,10 +267,14 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     clearExpectedViolations: async () => void (await call('DELETE', '/expected-violations')),
     removeExpectedViolation: async (id) =>
       void (await call('DELETE', `/expected-violations/${encodeURIComponent(id)}`)),
-    report: ((query?: ReportFormat | { run: string; tenant?: string; format?: ReportFormat }) => {
-      const { format, run, tenant } =
-        typeof query === 'object' ? query : { format: query, run: undefined, tenant: undefined };
-      const search = queryString({ run, tenant, format: format === 'json' ? undefined : format });
+    report: ((
+      query?: ReportFormat | { run: string; tenant?: string; format?: ReportFormat; partial?: '1' },
+    ) => {
+      const { format, run, tenant, partial } =
+        typeof query === 'object'
+          ? query
+          : { format: query, run: undefined, tenant: undefined, partial: undefined };
+      const search = queryString({ run, tenant, format: format === 'json' ? undefined : format, partial });
       return format === undefined || format === 'json'
         ? call<Report>('GET', `/report${search}`)
         : callText('GET', `/report${search}`);

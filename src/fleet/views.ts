@@ -106,6 +106,9 @@ export async function answerFleetView(
   res.end(body);
 }
 
+/** The formats a run's report is rendered in. */
+const REPORT_FORMATS = new Set(['json', 'junit', 'ctrf', 'markdown']);
+
 /** Every replica, by ordinal. */
 function peersOf(fleet: Fleet): Peer[] {
   return [...fleet.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
@@ -157,7 +160,9 @@ async function answerRunReport(
   fail: (error?: unknown) => void,
 ): Promise<void> {
   const combiner = fleet.runReports;
-  if (combiner === undefined) {
+  const format = queryOf(req.url ?? '/').get('format') ?? 'json';
+  // A format the spec does not know is refused here as in one process (400 invalidParameter).
+  if (combiner === undefined || !REPORT_FORMATS.has(format)) {
     fail();
     return;
   }
@@ -192,7 +197,6 @@ async function answerRunReport(
     relay(res, notFound);
     return;
   }
-  const format = queryOf(req.url ?? '/').get('format') ?? 'json';
   const extra = partial ? { partial: missing.length > 0, missing } : {};
   const { text, mediaType } = combiner.combine(run, shares, format, extra);
   res.writeHead(200, {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminClient } from '../../src/client/admin-client.js';
 import { accessToken } from '../support/request-token.js';
 import { killChild, runCli, spawnCli, waitForListening } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
@@ -183,6 +184,11 @@ describe('views across a fleet of three replicas', () => {
       'violations',
     ]);
     expect(gated.code).toBe(1);
+
+    // The TypeScript client reads it as any client does; a format the spec does not know is refused.
+    const viaClient = await createAdminClient(urls[1] as string).report({ run: RUN, partial: '1' });
+    expect(viaClient.requests.total).toBe(expected.total);
+    expect((await call('GET', `${urls[0]}/__admin/report?run=${RUN}&format=xml`)).status).toBe(400);
 
     // 404 only when no replica has the run; a run cleared at one replica is cleared on all.
     expect((await call('GET', `${urls[0]}/__admin/report?run=no-such-run`)).status).toBe(404);

@@ -272,6 +272,21 @@ export const ERROR_KINDS = {
       'the fleet replica owning the session (or a replica a fleet-wide view needs) does not answer; Retry-After says when to try again (docs/fleet.md)',
     violation: false,
   },
+  replicaDraining: {
+    status: 503,
+    code: 0,
+    message: 'replica draining',
+    meaning:
+      'the fleet replica that received a session creation was drained and creates no more sessions; Retry-After says when to try again, a balancer tries another replica (docs/fleet.md)',
+    violation: false,
+  },
+  notInFleet: {
+    status: 409,
+    code: 0,
+    message: 'not a fleet replica',
+    meaning: 'a fleet operation (drain) asked of a fake started without --fleet-peers (docs/fleet.md)',
+    violation: false,
+  },
   fleetHopRefused: {
     status: 403,
     code: 0,

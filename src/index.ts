@@ -18,6 +18,7 @@ import { loadSpec } from './contract/spec-document.js';
 import { loadFixtureInput } from './domain/fixtures/load-fixtures.js';
 import { markIssuedTokens } from './domain/tokens.js';
 import type { ApiKey, FixtureSet } from './domain/types.js';
+import { drainingRefusal, drainReplica } from './fleet/drain.js';
 import { fleetOf } from './fleet/fleet.js';
 import { applyScenarioFiles } from './harness/controls/scenario-files.js';
 import { watchFixtures } from './harness/instance/fixture-watch.js';
@@ -28,7 +29,7 @@ import { keepStateInFile } from './harness/persistence/kept-state.js';
 import { markOwnKeys } from './harness/sessions/own-keys.js';
 import { SessionRegistry, sessionPath } from './harness/sessions/sessions.js';
 import { TenantRegistry } from './harness/tenants/tenants.js';
-import { RunReports } from './harness/verdicts/run-reports.js';
+import { RunReports, runReportCombiner } from './harness/verdicts/run-reports.js';
 import { createApp } from './http/app.js';
 import { createAdminHandlers } from './http/handlers/admin-handlers.js';
 import { createVendorHandlers } from './http/handlers/vendor-handlers.js';
@@ -136,6 +137,12 @@ export interface MockServer extends InstanceControls {
    */
   session(fixtures?: string | FixtureSet, creation?: SessionOptions): Promise<MockSession>;
   /**
+   * Drains this fleet replica (POST /__admin/fleet/drain): it creates no more sessions (503
+   * `replicaDraining`), and serves the ones it owns. Throws ApiError `notInFleet` without
+   * `fleetPeers`.
+   */
+  drain(): void;
+  /**
    * Stops the session reaper, stops accepting connections, lets in-flight requests finish, then
    * closes idle ones.
    */
@@ -192,6 +199,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     // Own keys and tokens name the replica too, so any replica can route them at the root URL.
     markOwnKeys(fleet.ordinal);
     markIssuedTokens(fleet.tokenMark);
+    // A run's report from every replica's share, combined and rendered here (docs/fleet.md).
+    fleet.runReports = runReportCombiner(operationIds, findingsLimit);
   }
   const sessions = new SessionRegistry({
     newId: fleet === undefined ? undefined : () => fleet.newSessionId(),
@@ -238,7 +247,7 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
   const served = createApp({
     handlers: {
       vendor: createVendorHandlers(spec.document),
-      admin: createAdminHandlers(powers, fleet === undefined ? undefined : () => fleet.health()),
+      admin: createAdminHandlers(powers, fleet),
     },
     options,
     spec,
@@ -302,7 +311,11 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       mock.httpsUrl = addresses.httpsUrl;
       return addresses.url;
     },
+    drain() {
+      drainReplica(fleet);
+    },
     async session(sessionFixtures, creation) {
+      if (fleet?.draining === true) throw drainingRefusal(fleet);
       const created = await powers.openSession(
         sessionFixtures === undefined ? undefined : () => datasetOf(sessionFixtures),
         creation,

@@ -79,6 +79,11 @@ export interface AdminClient {
   /** Where the fake (or the session) is served. */
   readonly baseUrl: string;
   health(): Promise<Health>;
+  /**
+   * Drains the fleet replica at this URL (POST /__admin/fleet/drain): it creates no more
+   * sessions (503 `replicaDraining`) and keeps serving its own. 409 `notInFleet` outside a fleet.
+   */
+  drain(): Promise<{ ordinal: number; draining: true }>;
   reset(): Promise<void>;
   /** Replaces the state with a fixture set, which becomes the reset point; answers its documents' count. */
   load(fixtures: FixtureSet): Promise<number>;
@@ -117,8 +122,13 @@ export interface AdminClient {
    * The report of a run's sessions together, deleted ones included (at the root URL). With
    * `--tenants`, `tenant` names whose run it is (the operator's token; a tenant's reads its own).
    */
-  report(query: { run: string; tenant?: string; format?: 'json' }): Promise<Report>;
-  report(query: { run: string; tenant?: string; format: Exclude<ReportFormat, 'json'> }): Promise<string>;
+  report(query: { run: string; tenant?: string; format?: 'json'; partial?: '1' }): Promise<Report>;
+  report(query: {
+    run: string;
+    tenant?: string;
+    format: Exclude<ReportFormat, 'json'>;
+    partial?: '1';
+  }): Promise<string>;
   /**
    * The journal as an HTTP Archive (`GET /__admin/har`, HAR 1.2): for a browser's devtools,
    * Playwright's `routeFromHAR` or MSW; credentials redacted, findings in each entry's `_passportal`.
@@ -245,6 +255,7 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
   return {
     baseUrl: base,
     health: () => call('GET', '/health'),
+    drain: () => call('POST', '/fleet/drain'),
     reset: async () => void (await call('POST', '/reset')),
     load: async (fixtures) => (await call<{ documents: number }>('PUT', '/fixtures', fixtures)).documents,
     state: () => call('GET', '/state'),
@@ -270,10 +281,14 @@ export function createAdminClient(baseUrl: string, options: AdminClientOptions =
     clearExpectedViolations: async () => void (await call('DELETE', '/expected-violations')),
     removeExpectedViolation: async (id) =>
       void (await call('DELETE', `/expected-violations/${encodeURIComponent(id)}`)),
-    report: ((query?: ReportFormat | { run: string; tenant?: string; format?: ReportFormat }) => {
-      const { format, run, tenant } =
-        typeof query === 'object' ? query : { format: query, run: undefined, tenant: undefined };
-      const search = queryString({ run, tenant, format: format === 'json' ? undefined : format });
+    report: ((
+      query?: ReportFormat | { run: string; tenant?: string; format?: ReportFormat; partial?: '1' },
+    ) => {
+      const { format, run, tenant, partial } =
+        typeof query === 'object'
+          ? query
+          : { format: query, run: undefined, tenant: undefined, partial: undefined };
+      const search = queryString({ run, tenant, format: format === 'json' ? undefined : format, partial });
       return format === undefined || format === 'json'
         ? call<Report>('GET', `/report${search}`)
         : callText('GET', `/report${search}`);

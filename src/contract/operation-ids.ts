@@ -20,6 +20,7 @@ export const EXAMPLE_OPERATION_IDS = [] as const;
 /** Admin operations (tag `admin`), each answered by http/handlers/admin-handlers.ts. */
 export const ADMIN_OPERATION_IDS = [
   'getHealth',
+  'drainReplica',
   'resetState',
   'loadFixtures',
   'getState',

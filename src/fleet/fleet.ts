@@ -34,6 +34,8 @@ const PROBE_TIMEOUT_MS = 500;
 /** The fleet block of the root's health: this replica and whether each peer accepts connections. */
 export interface FleetHealth {
   ordinal: number;
+  /** Whether this replica was drained (`POST /__admin/fleet/drain`): it creates no more sessions. */
+  draining: boolean;
   peers: Array<{ ordinal: number; url: string; up: boolean }>;
 }
 
@@ -51,10 +53,26 @@ function accepts(url: URL): Promise<boolean> {
   });
 }
 
+/**
+ * Combines the replicas' JSON reports of one run into the run's report in `format`, `extra` added
+ * to the JSON (the server's harness builds and renders reports; the fleet only gathers them).
+ */
+export interface FleetRunReports {
+  combine(
+    label: string,
+    reports: readonly unknown[],
+    format: string,
+    extra: Record<string, unknown>,
+  ): { text: string; mediaType: string };
+}
+
 export class Fleet {
   readonly ordinal: number;
   readonly peers: ReadonlyMap<number, Peer>;
   readonly #secret: string;
+  #draining = false;
+  /** How a run's report is combined from the replicas' (set by the server that starts the fleet). */
+  runReports: FleetRunReports | undefined = undefined;
 
   constructor(ordinal: number, peers: ReadonlyMap<number, Peer>, secret: string) {
     this.ordinal = ordinal;
@@ -65,6 +83,16 @@ export class Fleet {
   /** A new session id owned by this replica: `f<ordinal>-` and 128 random bits, URL-safe. */
   newSessionId(): string {
     return `f${this.ordinal}-${randomBytes(16).toString('base64url')}`;
+  }
+
+  /** Whether this replica was drained: it creates no more sessions, and serves those it owns. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Drains this replica: from now on it refuses to create sessions (503 `replicaDraining`). */
+  drain(): void {
+    this.#draining = true;
   }
 
   /** The replica owning a session id: its mark, or 0 when it has none. */
@@ -97,6 +125,7 @@ export class Fleet {
     );
     return {
       ordinal: this.ordinal,
+      draining: this.#draining,
       peers: peers.map((peer, index) => ({
         ordinal: peer.ordinal,
         url: peer.url.origin,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiError } from '../errors.js';
-import type { Fleet } from './fleet.js';
+import { DRAINING_RETRY_AFTER_S, drainingRefusal } from './drain.js';
+import type { Fleet, Peer } from './fleet.js';
 import { askPeer, type PeerAnswer, replicaUnavailable } from './forward.js';
 
 /**
@@ -11,15 +11,25 @@ import { askPeer, type PeerAnswer, replicaUnavailable } from './forward.js';
  * replicas are missing. A replica's refusal (401, 403) is relayed as it is.
  */
 
-/** Whether a request asks for a fleet-wide view: `GET /__admin/sessions`. */
+/**
+ * Whether a request from a client is the fleet's to answer before dispatch: the session list
+ * (`GET /__admin/sessions`), a run's report and its clearing (`GET`/`DELETE /__admin/report`,
+ * with `run`; without it each replica's own root report), and a session creation (`POST
+ * /__admin/sessions`, refused while this replica is drained).
+ */
 export function isFleetView(method: string, path: string): boolean {
-  return method === 'GET' && path === '/__admin/sessions';
+  if (path === '/__admin/sessions') return method === 'GET' || method === 'POST';
+  return path === '/__admin/report' && (method === 'GET' || method === 'DELETE');
+}
+
+/** The query of a request URL. */
+function queryOf(url: string): URLSearchParams {
+  const query = url.indexOf('?');
+  return new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
 }
 
 function asksPartial(url: string): boolean {
-  const query = url.indexOf('?');
-  if (query < 0) return false;
-  const value = new URLSearchParams(url.slice(query + 1)).get('partial');
+  const value = queryOf(url).get('partial');
   return value === '1' || value === 'true';
 }
 
@@ -32,13 +42,34 @@ function sessionsOf(answer: PeerAnswer): unknown[] | undefined {
   }
 }
 
-/** Answers a fleet-wide view from every replica's answer; `fail` gets the 503 of a missing replica. */
+/**
+ * Answers what `isFleetView` names: a session creation refused while drained (else served here),
+ * a run's report or its clearing from every replica (else this replica's own report), the
+ * session list from every replica. `fail` gets the errors (with no argument: served here).
+ */
 export async function answerFleetView(
   fleet: Fleet,
   req: IncomingMessage,
   res: ServerResponse,
-  fail: (error: ApiError) => void,
+  fail: (error?: unknown) => void,
 ): Promise<void> {
+  const url = req.url ?? '/';
+  if (req.method === 'POST') {
+    if (!fleet.draining) {
+      fail();
+      return;
+    }
+    res.setHeader('retry-after', String(DRAINING_RETRY_AFTER_S));
+    fail(drainingRefusal(fleet));
+    return;
+  }
+  if (url.startsWith('/__admin/report')) {
+    const run = queryOf(url).get('run');
+    if (run === null) fail();
+    else if (req.method === 'DELETE') await clearRunEverywhere(fleet, req, res, fail);
+    else await answerRunReport(fleet, req, res, run, fail);
+    return;
+  }
   const peers = [...fleet.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
   const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, req)));
   const refused = answers.find((answer) => answer !== undefined && answer.status !== 200);
@@ -73,4 +104,128 @@ export async function answerFleetView(
     ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
   });
   res.end(body);
+}
+
+/** The formats a run's report is rendered in. */
+const REPORT_FORMATS = new Set(['json', 'junit', 'ctrf', 'markdown']);
+
+/** Every replica, by ordinal. */
+function peersOf(fleet: Fleet): Peer[] {
+  return [...fleet.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
+}
+
+/**
+ * `req` as the question each replica is asked for its share of a run: the same method, query and
+ * credentials, without `partial` (a replica answers for itself alone), in `format` when given.
+ */
+function shareQuestion(req: IncomingMessage, format?: string): IncomingMessage {
+  const url = req.url ?? '/';
+  const query = queryOf(url);
+  query.delete('partial');
+  if (format !== undefined) query.set('format', format);
+  const path = url.indexOf('?') < 0 ? url : url.slice(0, url.indexOf('?'));
+  // askPeer reads the method, URL and headers of the question alone.
+  return { method: req.method, url: `${path}?${query}`, headers: req.headers } as IncomingMessage;
+}
+
+/** Relays a replica's refusal (401, 403, 400...) as it is. */
+function relay(res: ServerResponse, answer: PeerAnswer): void {
+  const { 'content-length': _length, connection: _c, 'keep-alive': _k, ...headers } = answer.headers;
+  res.writeHead(answer.status, headers);
+  res.end(answer.body);
+}
+
+/** The 503 of the first replica in `missing`, with `Retry-After: 1`. */
+function failMissing(
+  fleet: Fleet,
+  res: ServerResponse,
+  missing: number[],
+  fail: (error?: unknown) => void,
+): void {
+  const peer = fleet.peers.get(missing[0] as number) as Peer;
+  res.setHeader('retry-after', '1');
+  fail(replicaUnavailable(peer, 'one of the replicas this view combines'));
+}
+
+/**
+ * A run's report across the fleet: every replica is asked (hop marker) for its share as JSON, the
+ * shares are added up as a run's sessions' are and rendered once in the format asked for. A
+ * replica without the run (404) adds nothing; 404 only when none has it.
+ */
+async function answerRunReport(
+  fleet: Fleet,
+  req: IncomingMessage,
+  res: ServerResponse,
+  run: string,
+  fail: (error?: unknown) => void,
+): Promise<void> {
+  const combiner = fleet.runReports;
+  const format = queryOf(req.url ?? '/').get('format') ?? 'json';
+  // A format the spec does not know is refused here as in one process (400 invalidParameter).
+  if (combiner === undefined || !REPORT_FORMATS.has(format)) {
+    fail();
+    return;
+  }
+  const peers = peersOf(fleet);
+  const question = shareQuestion(req, 'json');
+  const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, question)));
+  const refused = answers.find((a) => a !== undefined && a.status !== 200 && a.status !== 404);
+  if (refused !== undefined) {
+    relay(res, refused);
+    return;
+  }
+  const missing: number[] = [];
+  const shares: unknown[] = [];
+  let notFound: PeerAnswer | undefined;
+  for (const [index, answer] of answers.entries()) {
+    if (answer === undefined) missing.push(peers[index]?.ordinal ?? -1);
+    else if (answer.status === 404) notFound ??= answer;
+    else {
+      try {
+        shares.push(JSON.parse(answer.body.toString('utf8')));
+      } catch {
+        missing.push(peers[index]?.ordinal ?? -1);
+      }
+    }
+  }
+  const partial = asksPartial(req.url ?? '/');
+  if (missing.length > 0 && !partial) {
+    failMissing(fleet, res, missing, fail);
+    return;
+  }
+  if (shares.length === 0 && notFound !== undefined) {
+    relay(res, notFound);
+    return;
+  }
+  const extra = partial ? { partial: missing.length > 0, missing } : {};
+  const { text, mediaType } = combiner.combine(run, shares, format, extra);
+  res.writeHead(200, {
+    'content-type': mediaType,
+    'content-length': Buffer.byteLength(text),
+    ...(partial ? { 'x-fake-fleet-missing': missing.join(',') } : {}),
+  });
+  res.end(text);
+}
+
+/**
+ * A run's report cleared on every replica. Fails closed: a replica that does not answer is a 503
+ * naming it (the replicas that answered have cleared their share; clearing again is harmless).
+ */
+async function clearRunEverywhere(
+  fleet: Fleet,
+  req: IncomingMessage,
+  res: ServerResponse,
+  fail: (error?: unknown) => void,
+): Promise<void> {
+  const peers = peersOf(fleet);
+  const question = shareQuestion(req);
+  const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, question)));
+  const missing = peers.filter((_, index) => answers[index] === undefined).map((peer) => peer.ordinal);
+  if (missing.length > 0) {
+    failMissing(fleet, res, missing, fail);
+    return;
+  }
+  const given = answers as PeerAnswer[];
+  const refused = given.find((a) => a.status !== 200 && a.status !== 404);
+  relay(res, refused ?? given.find((a) => a.status === 200) ?? (given[0] as PeerAnswer));
 }

@@ -219,6 +219,7 @@ describe('a fleet of three replicas', () => {
     expect(health.status).toBe(200);
     expect(health.body.fleet).toEqual({
       ordinal: 1,
+      draining: false,
       peers: urls.map((url, ordinal) => ({ ordinal, url, up: true })),
     });
     // From a session's URL, the list is that session alone, as in one process.

@@ -17,6 +17,7 @@
         'Get-PassportalFakeToken'
         'Register-PassportalFakeShouldOperator'
         'Get-PassportalFakeHealth'
+        'Invoke-PassportalFakeDrain'
         'Reset-PassportalFake'
         'Import-PassportalFakeFixture'
         'Get-PassportalFakeState'

@@ -111,3 +111,11 @@ Describe 'rate limits, scenarios and fault headers' {
         "$($failed.Headers['Retry-After'])" | Should -Be '7'
     }
 }
+
+Describe 'drain' {
+    It 'answers 409 outside a fleet, and sessions are still created' {
+        { Invoke-PassportalFakeDrain -Fake $fake } | Should -Throw '*answered 409*'
+        $session = New-PassportalFakeSession -Fake $fake
+        $session | Remove-PassportalFakeSession
+    }
+}

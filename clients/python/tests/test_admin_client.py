@@ -172,3 +172,11 @@ def test_expect_no_violations_lists_each_violation_never_the_token(passportal_fa
     [record] = error.violations
     assert record["violations"][0]["message"] in text
     assert token not in text and SECRET not in text
+
+
+def test_drain_needs_a_fleet(passportal_fake):
+    # Outside a fleet there is nothing to drain: 409 notInFleet, and sessions are still created.
+    with pytest.raises(AdminError) as outside:
+        passportal_fake.admin.drain()
+    assert outside.value.status == 409 and "fleet" in str(outside.value)
+    passportal_fake.admin.delete_session(passportal_fake.admin.create_session().id)

@@ -171,6 +171,8 @@ export const ERRORS_NOT_MET = {
   unexpected: 'a bug in the fake',
   replicaUnavailable: "answered by the fleet's routing before any instance (no journal entry)",
   fleetHopRefused: "answered by the fleet's routing before any instance (no journal entry)",
+  replicaDraining: "answered by the fleet's routing before any instance (no journal entry)",
+  notInFleet: 'admin API only',
 } as const satisfies Partial<Record<ErrorKindName, string>>;
 
 /** The error kinds a vendor API request can be answered with: each is a behaviour. */

@@ -158,3 +158,46 @@ export function reportOfRun(
     ...parts,
   };
 }
+
+/** A run's report as `reportOfRun` makes it (and its JSON answers it). */
+export type RunReport = ReturnType<typeof reportOfRun>;
+
+/**
+ * The part a run's report stands for, read back from the report (a fleet replica's answer for the
+ * run's sessions it holds): its sessions, counts, findings (already naming their sessions) and
+ * the operations and behaviours exercised.
+ */
+export function partOfRunReport(report: RunReport): RunPart {
+  return {
+    sessions: report.sessions,
+    sessionsNotListed: report.sessionsNotListed,
+    since: Date.parse(report.since),
+    requests: { ...report.requests },
+    findingsDropped: report.findingsDropped,
+    summary: { ...report.summary, noticeCodes: { ...report.summary.noticeCodes } },
+    violations: report.violations,
+    expectedViolations: report.expectedViolations,
+    notices: report.notices,
+    unmetExpectations: report.unmetExpectations,
+    operations: new Map(report.operations.filter((o) => o.count > 0).map((o) => [o.operationId, o.count])),
+    behaviours: new Map(report.behaviours.filter((b) => b.count > 0).map((b) => [b.id, b.count])),
+  };
+}
+
+/**
+ * One report of run `label` from several reports of it (each replica's share of a fleet): the
+ * parts added up as a run's sessions' are, each list keeping its newest `limit` entries.
+ */
+export function combineRunReports(
+  label: string,
+  reports: readonly RunReport[],
+  operationIds: readonly string[],
+  limit: number,
+): RunReport {
+  let whole: RunPart | undefined;
+  for (const report of reports) {
+    const part = partOfRunReport(report);
+    whole = whole === undefined ? part : combineParts(whole, part, limit);
+  }
+  return reportOfRun(label, whole, operationIds);
+}

@@ -3,8 +3,16 @@ import { jsonBytes, type MemoryAccount } from '../../memory-budget.js';
 import type { UnmetExpectation } from '../controls/expected-violations.js';
 import type { Instance } from '../instance/instance.js';
 import type { FindingRecord } from './coverage.js';
-import { buildReport, type Report } from './report.js';
-import { combineParts, partOf, type RunPart, reportOfRun } from './run-part.js';
+import { buildReport, type Report, type ReportFormat } from './report.js';
+import { renderReport, reportMediaType } from './report-formats.js';
+import {
+  combineParts,
+  combineRunReports,
+  partOf,
+  type RunPart,
+  type RunReport,
+  reportOfRun,
+} from './run-part.js';
 
 export type { RunPart } from './run-part.js';
 
@@ -295,4 +303,27 @@ export async function runReport(
 /** Forgets run `label`'s report; `runNotFound` when unknown. */
 export function clearRunReport(runs: RunReports, label: string, elsewhere?: readonly string[]): void {
   if (!runs.clear(label)) throw unknownRun(runs, label, elsewhere);
+}
+
+/**
+ * What a fleet replica combines a run's report with (docs/fleet.md): the replicas' JSON reports
+ * of the run added up as one run's sessions are, then rendered once in the format asked for, with
+ * `extra` (what is missing, for a partial report) in the JSON.
+ */
+export function runReportCombiner(operationIds: readonly string[], limit: number) {
+  return {
+    combine(
+      label: string,
+      reports: readonly unknown[],
+      format: string,
+      extra: Record<string, unknown>,
+    ): { text: string; mediaType: string } {
+      const report = { ...combineRunReports(label, reports as RunReport[], operationIds, limit), ...extra };
+      const as = format as ReportFormat;
+      return {
+        text: as === 'json' ? JSON.stringify(report) : renderReport(report, as),
+        mediaType: reportMediaType(as),
+      };
+    },
+  };
 }

@@ -2,7 +2,8 @@ import type { Settings } from '../../config.js';
 import type { OperationContext, OperationTable } from '../../contract/operation-handler.js';
 import type { AdminOperationId } from '../../contract/operation-ids.js';
 import { ApiError } from '../../errors.js';
-import type { FleetHealth } from '../../fleet/fleet.js';
+import { drainReplica } from '../../fleet/drain.js';
+import type { Fleet } from '../../fleet/fleet.js';
 import type { ExpectedViolationInput } from '../../harness/controls/expected-violations.js';
 import type { FaultInput } from '../../harness/controls/faults.js';
 import { datasetFromInput } from '../../harness/instance/fixture-input.js';
@@ -73,8 +74,8 @@ function runsAsked(powers: ServerPowers, context: OperationContext<Instance>): R
 
 export function createAdminHandlers(
   powers: ServerPowers,
-  /** A fleet replica: its ordinal and which peers accept connections, for the root's health. */
-  fleetHealth?: () => Promise<FleetHealth>,
+  /** A fleet replica (docs/fleet.md): its health block, its drain. */
+  fleet?: Fleet,
 ): OperationTable<AdminOperationId, Instance> {
   const { sessions } = powers;
   /** What a `runNotFound` may name besides the runs asked: every tenant's runs to the operator only. */
@@ -93,9 +94,16 @@ export function createAdminHandlers(
     getHealth: async (context) => {
       const health = controls(context).health();
       // The root's answer in a fleet also says which replicas answer.
-      if (fleetHealth === undefined || context.instance.id !== undefined)
-        return { status: 200, body: health };
-      return { status: 200, body: { ...health, fleet: await fleetHealth() } };
+      if (fleet === undefined || context.instance.id !== undefined) return { status: 200, body: health };
+      return { status: 200, body: { ...health, fleet: await fleet.health() } };
+    },
+
+    // This replica's own (never forwarded): it stops creating sessions.
+    drainReplica: (context) => {
+      // Outside a fleet, 409 wherever it is asked; in one, at the replica's root only.
+      if (fleet !== undefined && context.instance.id !== undefined)
+        throw new ApiError('adminForbidden', "Forbidden: a drain is the replica's; ask its root URL");
+      return { status: 200, body: drainReplica(fleet) };
     },
 
     resetState: (context) => {
@@ -240,7 +248,8 @@ export function createAdminHandlers(
     }),
 
     createSession: async (context) => {
-      if (context.instance.id !== undefined) {
+      // Outside a fleet, 409 wherever it is asked; in one, at the replica's root only.
+      if (fleet !== undefined && context.instance.id !== undefined) {
         throw new ApiError(
           'adminForbidden',
           'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',

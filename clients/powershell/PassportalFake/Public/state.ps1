@@ -13,6 +13,27 @@ function Get-PassportalFakeHealth {
     process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/health' -Cmdlet $PSCmdlet }
 }
 
+function Invoke-PassportalFakeDrain {
+    <#
+    .SYNOPSIS
+    Drains a fleet replica (POST /__admin/fleet/drain): it creates no more sessions (503 replicaDraining, so a balancer tries another replica) and keeps serving its own.
+    .DESCRIPTION
+    Asked at the replica's own root URL (never a session's, never the balancer's). A fake started without a fleet answers 409 notInFleet.
+    .PARAMETER Fake
+    A fake (Start-PassportalFake) or the base URL of one replica; default: the fake started last.
+    .EXAMPLE
+    Invoke-PassportalFakeDrain -Url http://fake-2.fake:4010
+    #>
+    [CmdletBinding(SupportsShouldProcess)]
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    process {
+        $target = Resolve-FakeTarget $Fake
+        if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Drain')) {
+            Invoke-FakeAdmin -Target $target -Method POST -Path '/fleet/drain'
+        }
+    }
+}
+
 function Reset-PassportalFake {
     <#
     .SYNOPSIS

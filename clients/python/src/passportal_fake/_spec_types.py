@@ -19,6 +19,7 @@ class HealthFleetPeersItem(TypedDict):
 class HealthFleet(TypedDict):
     """The root's answer in a fleet only (docs/fleet.md): this replica's ordinal and, for every replica,..."""
     ordinal: int
+    draining: bool
     peers: List[HealthFleetPeersItem]
 
 
@@ -54,6 +55,12 @@ class Health(_HealthRequired, total=False):
     fleet: HealthFleet
     memory: HealthMemory
     quota: HealthQuota
+
+
+class FleetDrain(TypedDict):
+    """The replica drained."""
+    ordinal: int
+    draining: Literal[True]
 
 
 class AdminSuccess(TypedDict):
@@ -198,6 +205,7 @@ class GetReportQuery(TypedDict, total=False):
     """The query of getReport."""
     run: str
     tenant: str
+    partial: Literal["1", "true"]
     format: Literal["json", "junit", "ctrf", "markdown"]
 
 
@@ -280,6 +288,8 @@ class _ReportRequired(TypedDict):
 class Report(_ReportRequired, total=False):
     """The verdict of one instance, or of a run's sessions (docs/reports.md)."""
     run: str
+    partial: bool
+    missing: List[int]
     sessions: List[ReportSessionsItem]
     generatedAt: str
     since: str
@@ -535,6 +545,7 @@ class FieldRule(NamedTuple):
 # Per operation id: each field it takes, by its name in the spec.
 REQUEST_FIELDS: Dict[str, Dict[str, FieldRule]] = {
     "getHealth": {},
+    "drainReplica": {},
     "resetState": {},
     "loadFixtures": {},
     "getState": {},
@@ -558,6 +569,7 @@ REQUEST_FIELDS: Dict[str, Dict[str, FieldRule]] = {
     "getReport": {
         "run": FieldRule("query", False),
         "tenant": FieldRule("query", False),
+        "partial": FieldRule("query", False, enum=("1", "true")),
         "format": FieldRule("query", False, enum=("json", "junit", "ctrf", "markdown")),
     },
     "clearReport": {

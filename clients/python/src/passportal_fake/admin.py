@@ -92,6 +92,12 @@ class AdminClient:
         """``GET /__admin/health``: ``{"status": "ok", ...}``."""
         return cast(Health, self._call("GET", "/health"))
 
+    def drain(self) -> Json:
+        """``POST /__admin/fleet/drain``: the fleet replica at this URL creates no more sessions
+        (503 ``replicaDraining``) and keeps serving its own; answers ``{"ordinal", "draining"}``.
+        Raises :class:`AdminError` 409 (``notInFleet``) for a fake started without a fleet."""
+        return self._call("POST", "/fleet/drain")
+
     def reset(self) -> None:
         """Restores the loaded fixtures and clears the journal, faults, clock and expectations."""
         self._call("POST", "/reset")
@@ -174,13 +180,19 @@ class AdminClient:
         return list(self._call("GET", "/notices").get("notices", []))
 
     def report(
-        self, format: str = "json", run: Optional[str] = None, tenant: Optional[str] = None
+        self,
+        format: str = "json",
+        run: Optional[str] = None,
+        tenant: Optional[str] = None,
+        partial: Optional[str] = None,
     ) -> Union[Report, str]:
         """The verdict for CI: the report object (``json``), or the text of ``junit``, ``ctrf``
         (as text) or ``markdown``. ``run``: the report of every session labelled with that run
-        (at the root URL); ``tenant``: whose run it is, with ``--tenants`` (the operator's token;
-        a tenant's token reads its own runs without it)."""
-        fields = _fields("getReport", "report", format=format, run=run, tenant=tenant)
+        (at the root URL; in a fleet, of every replica); ``tenant``: whose run it is, with
+        ``--tenants`` (the operator's token; a tenant's token reads its own runs without it).
+        ``partial="1"``: in a fleet with a replica down, the run's report of those that answer
+        (``partial``, ``missing``) instead of a 503 naming it."""
+        fields = _fields("getReport", "report", format=format, run=run, tenant=tenant, partial=partial)
         if format == "json":
             del fields["format"]  # the default: a fake from before the other formats takes it too
             return cast(Report, self._call("GET", "/report" + _query(fields)))

@@ -10,6 +10,14 @@
         OpenBody = $false
         Fields = @()
     }
+    drainReplica = @{
+        Method = 'POST'
+        Path = '/__admin/fleet/drain'
+        Commands = @('Invoke-PassportalFakeDrain')
+        WholeBody = $false
+        OpenBody = $false
+        Fields = @()
+    }
     resetState = @{
         Method = 'POST'
         Path = '/__admin/reset'
@@ -95,6 +103,7 @@
         Fields = @(
             @{ Name = 'run'; In = 'query'; Type = 'string'; Required = $false }
             @{ Name = 'tenant'; In = 'query'; Type = 'string'; Required = $false }
+            @{ Name = 'partial'; In = 'query'; Type = 'string'; Required = $false; Enum = @('1', 'true') }
             @{ Name = 'format'; In = 'query'; Type = 'string'; Required = $false; Enum = @('json', 'junit', 'ctrf', 'markdown') }
         )
     }

@@ -74,6 +74,8 @@ BeforeAll {
                 Get-DocumentStatus $own | Should -Be 200
                 (Send Get-PassportalFakeReport @{ Fake = $fake; Run = $label }).run | Should -Be $label
                 Send Get-PassportalFakeReport @{ Fake = $fake; Run = $label; Format = 'markdown' } | Should -Not -BeNullOrEmpty
+                # One process is a whole fleet: nothing is missing, so -Partial reports the same run.
+                (Send Get-PassportalFakeReport @{ Fake = $fake; Run = $label; Partial = $true }).run | Should -Be $label
                 # Without --tenants no tenant exists: the fake reads the field and names it.
                 { Send Get-PassportalFakeReport @{ Fake = $fake; Run = $label; Tenant = 'nobody' } } | Should -Throw '*answered 400*query.tenant*'
             } finally { $own | Remove-PassportalFakeSession }

@@ -165,6 +165,8 @@ function Get-PassportalFakeReport {
     The report of every session labelled with this run (New-PassportalFakeSession -Run), asked of the root.
     .PARAMETER Tenant
     With --tenants: the tenant whose run it is (the operator's token; a tenant's token reads its own runs without it).
+    .PARAMETER Partial
+    With -Run in a fleet: the report of the replicas that answer when one does not (its `partial` and `missing` say which), instead of an error naming it.
     .PARAMETER Fake
     A fake (Start-PassportalFake), a session (New-PassportalFakeSession) or a base URL; default: the fake started last.
     .EXAMPLE
@@ -177,11 +179,13 @@ function Get-PassportalFakeReport {
         [string] $OutFile,
         [string] $Run,
         [string] $Tenant,
+        [switch] $Partial,
         [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
         $query = [ordered]@{ run = $Run; tenant = $Tenant }
+        if ($Partial) { $query['partial'] = 'true' }
         if ($Format -ne 'json') { $query['format'] = $Format }
         $path = '/report' + (Get-QueryString $query)
         $text = Invoke-FakeAdmin -Target $target -Method GET -Path $path -Raw -Root:([bool]$Run)

@@ -282,16 +282,58 @@ async function othersUntouched(dead: number): Promise<void> {
 }
 
 /**
- * The run's report through the balancer at each moment of the test: the union of the run's
- * sessions with every replica up, failing closed (and `?partial=1` naming what is missing) with
- * one down, whole again after the restart.
+ * The run's report through the balancer at each moment of the test: with every replica up, the
+ * union of the run's sessions (each session's share equal to its own report, the totals their
+ * sum), whichever replica is asked; with one down, 503 naming it, and `?partial=1` the live
+ * sessions' union saying which replica is missing; whole again after the restart.
  */
 async function checkRunReport(moment: 'all up' | 'one down' | 'restarted', dead?: number): Promise<void> {
-  // run report: assertions for `GET /__admin/report?run=${RUN}` (and `&partial=1`) at `moment`
-  // go here once the fleet-wide run report is merged (branch fleetviews); until then a replica
-  // reports only the run's sessions it owns, so nothing is asserted.
-  void moment;
-  void dead;
+  const url = `${balancer.url}/__admin/report?run=${RUN}`;
+  type RunReport = { sessions: Array<{ id: string; requests: number }>; requests: { total: number } };
+  const shares = (report: Body) =>
+    new Map((report as unknown as RunReport).sessions.map((entry) => [entry.id, entry.requests]));
+  const live = sessions.filter((s) => s.owner !== dead);
+  // Each live session's own report, read at its URL: what the run's report must add up.
+  const own = new Map(
+    await Promise.all(
+      live.map(async (session): Promise<[string, number]> => {
+        const report = await call('GET', `${balancer.url}/sessions/${session.id}/__admin/report`);
+        expect(report.status, report.text).toBe(200);
+        return [session.id, (report.body as unknown as RunReport).requests.total];
+      }),
+    ),
+  );
+  const sum = [...own.values()].reduce((a, b) => a + b, 0);
+  if (moment !== 'one down') {
+    // Asked three times, so round-robin puts the question to every replica: the union each time.
+    for (let i = 0; i < 3; i++) {
+      const report = await call('GET', url);
+      expect(report.status, `${moment}: ${report.text}`).toBe(200);
+      expect(shares(report.body), moment).toEqual(own);
+      expect((report.body as unknown as RunReport).requests.total, moment).toBe(sum);
+      expect(report.body.partial ?? false).toBe(false);
+    }
+    // Combined before it is rendered: the JUnit of the whole run.
+    const junit = await fetch(`${url}&format=junit`);
+    const xml = await junit.text();
+    expect(junit.status, xml).toBe(200);
+    expect(xml).toMatch(/^<\?xml/);
+    expect(xml).toContain(`requests" value="${sum}"`);
+    return;
+  }
+  // One replica down: the run's report fails closed naming it, unless a partial one is asked for.
+  for (let i = 0; i < 3; i++) {
+    const closed = await call('GET', url);
+    expect(closed.status, closed.text).toBe(503);
+    expect(closed.body.message).toContain(`replica ${dead}`);
+    expect(closed.retryAfter).toBe('1');
+  }
+  const partial = await call('GET', `${url}&partial=1`);
+  expect(partial.status, partial.text).toBe(200);
+  expect(partial.body.partial).toBe(true);
+  expect(partial.body.missing).toEqual([dead]);
+  expect(shares(partial.body)).toEqual(own);
+  expect((partial.body as unknown as RunReport).requests.total).toBe(sum);
 }
 
 beforeAll(async () => {

@@ -96,9 +96,11 @@ function queryOf(url: string): URLSearchParams {
   return new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
 }
 
+const isAdminPath = (path: string): boolean => path === '/__admin' || path.startsWith('/__admin/');
+
 /** Whether a root admin call is served by the root instance, so on replica 0. */
 function isRootAdminCall(path: string, url: string): boolean {
-  if (path !== '/__admin' && !path.startsWith('/__admin/')) return false;
+  if (!isAdminPath(path)) return false;
   return !ANSWERED_BY_EVERY_REPLICA.some((exception) => exception.matches(path, url));
 }
 
@@ -112,10 +114,13 @@ function pathOfUrl(url: string): string {
  * The fleet's step before a request is served: a request from a peer (a valid hop marker) is
  * served here whatever it names, its marker taken off before anything journals it; a marker that
  * is not signed with the fleet secret, or stale, is refused (403); a request naming a session
- * another replica owns goes once to that replica, its answer relayed unchanged.
+ * another replica owns (by its path, its W3C `baggage` at the root URL, or its key or token) goes
+ * once to that replica, its answer relayed unchanged. `baggageSession` reads the session a
+ * request's baggage names (undefined when baggage routing is off).
  */
 export function createFleetRouting(
   fleet: Fleet,
+  baggageSession?: (req: IncomingMessage) => string | undefined,
 ): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
   return (req, res, next) => {
     const url = req.url ?? '/';
@@ -143,6 +148,16 @@ export function createFleetRouting(
         const root = fleet.peers.get(ROOT_REPLICA);
         if (fleet.ordinal === ROOT_REPLICA || root === undefined) next();
         else forwardTo(fleet, root, req, res, next);
+        return;
+      }
+      // A session named by the request's baggage (an app's backend carrying a browser test's
+      // session): its owner serves it, and reads the baggage again there.
+      const carried = isAdminPath(path) ? undefined : baggageSession?.(req);
+      if (carried !== undefined) {
+        const owner = fleet.ownerOfSession(carried);
+        const peer = fleet.peers.get(owner);
+        if (owner === fleet.ordinal || peer === undefined) next();
+        else forwardTo(fleet, peer, req, res, next);
         return;
       }
       // The vendor API at the root URL: its owner by the key or token it carries.

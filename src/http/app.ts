@@ -405,7 +405,16 @@ export function createApp(context: AppContext): RequestListener {
     requestBasics(),
     ...(logger.isLevelEnabled('error') ? [createRequestLog(logger)] : []),
     corsMiddleware(options),
-    ...(context.fleet === undefined ? [] : [createFleetRouting(context.fleet)]),
+    ...(context.fleet === undefined
+      ? []
+      : [
+          createFleetRouting(
+            context.fleet,
+            options.sessionBaggage === 'on'
+              ? (req) => sessionOfBaggage(req.headers.baggage).session
+              : undefined,
+          ),
+        ]),
     dispatch({
       tlsCaPem: context.tlsCaPem,
       spec,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
+import { computeHash } from '../../src/index.js';
 import { accessToken, requestToken } from '../support/request-token.js';
 import { killChild, runCli, spawnCli, waitForListening } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
@@ -182,6 +183,24 @@ describe('a fleet of three replicas', () => {
       '/api/v2/auth/client_token',
       '/api/v2/documents',
     ]);
+
+    // A session named by the W3C baggage an app's backend carries: at the root URL of replica 2,
+    // the default keys' token call reaches the session on replica 1, not the root on replica 0
+    // (nor the session of replica 1's own keys above).
+    const carried = await fetch(`${urls[2]}/api/v2/auth/client_token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-key': ACME_KEY.keyId,
+        'x-hash': computeHash(ACME_KEY.secret, 'c'),
+        baggage: `tenant=acme, passportal-fake-session=${ids[1]}`,
+      },
+      body: JSON.stringify({ scope: 'docs_api', content: 'c' }),
+    });
+    expect(carried.status).toBe(200);
+    expect(((await carried.json()) as { access_token: string }).access_token).toMatch(/^f1-/);
+    const byBaggage = await call('GET', `${urls[0]}/sessions/${ids[1]}/__admin/requests?order=desc&limit=1`);
+    expect((byBaggage.body.requests as Array<{ via: string }>)[0]?.via).toBe('baggage-session');
 
     // Default keys belong to the root instance, which lives on replica 0, whichever replica is called.
     const rootToken = await accessToken(urls[2] as string, ACME_KEY);

@@ -12,6 +12,7 @@ function New-PassportalHash {
     #>
     [CmdletBinding()]
     [OutputType([string])]
+    [System.Diagnostics.CodeAnalysis.SuppressMessageAttribute('PSUseShouldProcessForStateChangingFunctions', '', Justification = 'computes a hash from its arguments; changes nothing')]
     param(
         [Parameter(Mandatory)] [string] $Secret,
         [Parameter(Mandatory)] [AllowEmptyString()] [string] $Content

@@ -248,8 +248,7 @@ export function createAdminHandlers(
     }),
 
     createSession: async (context) => {
-      // Outside a fleet, 409 wherever it is asked; in one, at the replica's root only.
-      if (fleet !== undefined && context.instance.id !== undefined) {
+      if (context.instance.id !== undefined) {
         throw new ApiError(
           'adminForbidden',
           'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',

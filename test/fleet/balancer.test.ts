@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/index.js';
-import { type Balancer, freePort, requireNginx, startBalancer } from '../support/nginx.js';
-import { killChild, spawnCli, waitForListening } from '../support/run-cli.js';
+import { startReplica } from '../support/fleet-kit.js';
+import { callJson as call, freePort } from '../support/json-call.js';
+import { type Balancer, requireNginx, startBalancer } from '../support/nginx.js';
+import { killChild } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET, textEntry } from '../support/test-server.js';
 
 /**
@@ -55,50 +57,24 @@ const sessions: Session[] = [];
 
 const ownerOf = (id: string) => Number(/^f(\d{1,4})-/.exec(id)?.[1] ?? Number.NaN);
 
-async function startReplica(ordinal: number): Promise<void> {
-  const child = spawnCli(
-    [
-      '--port',
-      String(ports.get(ordinal)),
-      '--https-port',
-      '0',
-      '--tls-dir',
-      tlsDir,
-      '--fixtures',
-      SMALL_SET,
-      '--state-file',
-      join(dir, `replica-${ordinal}.json`),
-      '--fleet-peers',
-      [...ports].map(([n, port]) => `${n}=http://127.0.0.1:${port}`).join(','),
-      '--fleet-ordinal',
-      String(ordinal),
-    ],
-    { FLEET_SECRET: SECRET },
-  );
-  children.set(ordinal, child);
-  await waitForListening(child);
+async function startOne(ordinal: number): Promise<void> {
+  const child = startReplica(ordinal, ports, SECRET, [
+    '--https-port',
+    '0',
+    '--tls-dir',
+    tlsDir,
+    '--fixtures',
+    SMALL_SET,
+    '--state-file',
+    join(dir, `replica-${ordinal}.json`),
+  ]);
+  children.set(ordinal, await child);
 }
 
 const balancerConfig = () => ({ replicas: ports, httpPort, proxyPort });
 
 function parse(text: string): Body {
   return (text === '' ? {} : JSON.parse(text)) as Body;
-}
-
-async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    headers: res.headers,
-    text,
-    body: parse(text),
-    retryAfter: res.headers.get('retry-after') ?? undefined,
-  };
 }
 
 const proxyAuth = (sessionId: string) => `Basic ${Buffer.from(`${sessionId}:session`).toString('base64')}`;
@@ -343,8 +319,8 @@ beforeAll(async () => {
   proxyPort = await freePort();
   // The first makes the CA in the shared TLS folder, the others use it: every replica's
   // certificates come from one CA, as a tunnel's TLS ends at the session's owner.
-  await startReplica(0);
-  await Promise.all([startReplica(1), startReplica(2)]);
+  await startOne(0);
+  await Promise.all([startOne(1), startOne(2)]);
   balancer = await startBalancer(balancerConfig());
 }, 60_000);
 
@@ -482,7 +458,7 @@ describe('a fleet of three behind nginx round-robin', () => {
 
   it('a replica restarted with its state file answers for its sessions with their documents and tokens', async () => {
     const dead = 2;
-    await startReplica(dead);
+    await startOne(dead);
     // Its sessions read their patched documents with the tokens issued before the kill.
     await Promise.all(
       sessions
@@ -502,7 +478,7 @@ describe('a fleet of three behind nginx round-robin', () => {
     await Promise.all(
       [0, 1, 2, 3].map(async (ordinal) => {
         await killChild(children.get(ordinal));
-        await startReplica(ordinal);
+        await startOne(ordinal);
       }),
     );
     await balancer.reload(balancerConfig());

@@ -1,12 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
+import { startReplica } from '../support/fleet-kit.js';
+import { callJson as call, freePort } from '../support/json-call.js';
 import { accessToken } from '../support/request-token.js';
-import { killChild, runCli, spawnCli, waitForListening } from '../support/run-cli.js';
+import { killChild, runCli } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 /**
@@ -24,30 +25,6 @@ afterAll(async () => {
   for (const child of children.splice(0)) await killChild(child);
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
-type Body = Record<string, unknown>;
-
-async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  const json = res.headers.get('content-type')?.includes('json') === true && text !== '';
-  return { status: res.status, headers: res.headers, text, body: (json ? JSON.parse(text) : {}) as Body };
-}
 
 interface RunReportBody {
   instance: string;
@@ -71,24 +48,10 @@ describe('views across a fleet of three replicas', () => {
 
   beforeAll(async () => {
     const ports = [await freePort(), await freePort(), await freePort()];
-    const peers = ports.map((port, ordinal) => `${ordinal}=http://127.0.0.1:${port}`).join(',');
     urls = ports.map((port) => `http://127.0.0.1:${port}`);
     const start = async (ordinal: number) => {
-      const child = spawnCli(
-        [
-          '--port',
-          String(ports[ordinal]),
-          '--fixtures',
-          SMALL_SET,
-          '--fleet-peers',
-          peers,
-          '--fleet-ordinal',
-          String(ordinal),
-        ],
-        { FLEET_SECRET: SECRET },
-      );
+      const child = await startReplica(ordinal, ports, SECRET, ['--fixtures', SMALL_SET]);
       children.push(child);
-      await waitForListening(child);
       return child;
     };
     replicas = await Promise.all([0, 1, 2].map(start));

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/json-call.js';
 import { ROOT } from '../support/kustomize.js';
-import { type Balancer, freePort, startBalancer } from '../support/nginx.js';
+import { type Balancer, startBalancer } from '../support/nginx.js';
 
 /**
  * deploy/nginx/fleet-owner-map.conf in Debian's nginx, as docs/kubernetes.md tells an operator to

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/index.js';
+import { type Body, callJson as call } from '../support/json-call.js';
 import { killChild, spawnCli, waitForListening } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET, textEntry } from '../support/test-server.js';
 
@@ -48,18 +49,6 @@ async function start(stateFile: string): Promise<Started> {
   children.push(child);
   const url = await waitForListening(child);
   return { url, port: Number(new URL(url).port), child };
-}
-
-type Body = Record<string, unknown>;
-
-async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text === '' ? {} : JSON.parse(text)) as Body };
 }
 
 /** The token call with `key`, at `base` (a session's URL, or the root's for own keys). */

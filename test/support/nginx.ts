@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,18 +14,6 @@ export function requireNginx(): void {
     throw new Error(
       `${missing.join(' and ')} missing: install Debian's nginx and its stream module (apt-get install nginx libnginx-mod-stream; .ci/run does)`,
     );
-}
-
-/** A loopback port free at the time of asking (nginx and the fleet's peers need theirs up front). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface BalancerConfig {

@@ -1,17 +1,28 @@
 // Build step: the browser pages' own files into dist/ui/ (served by src/http/ui-assets.ts):
 //   inspector.html, assets/inspector.js + .css   the inspector (Preact, JSX compiled by esbuild)
 //   docs.html, assets/docs.js                    the docs page's Swagger UI set-up
-//   assets/passportal-signing.js                 the signing helper pages import (ES module)
+//   assets/passportal-signing.js + .d.ts         the signing helper pages import (ES module), also
+//                                                the package's `passportal-docs-fake/signing` export
 //   swagger-ui/                                  Swagger UI's files the docs page loads, with its
 //                                                LICENSE and NOTICE, copied from swagger-ui-dist
 // swagger-ui-dist is a development dependency only: an installed fake carries these few files, not
 // the package (whose dependency announces an install script to every project installing the fake).
 // Also run by the browser tests when dist/ui is missing or older than src/ui (`ensureUiBuilt`).
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import ts from 'typescript';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src/ui');
@@ -60,6 +71,7 @@ export async function buildUi() {
     logLevel: 'warning',
     absWorkingDir: ROOT,
   });
+  signingDeclarations(join(tmp, 'assets'));
   copyFileSync(join(SRC, 'inspector.css'), join(tmp, 'assets/inspector.css'));
   for (const page of ['inspector.html', 'docs.html']) copyFileSync(join(SRC, page), join(tmp, page));
   const swagger = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -90,3 +102,36 @@ export async function ensureUiBuilt() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildUi();
+
+/**
+ * The signing helper's declarations beside it (`passportal-signing.d.ts`), for projects that import
+ * it as `passportal-docs-fake/signing`: written by the compiler from src/ui/signing.ts, so the
+ * types are the source's own.
+ */
+function signingDeclarations(outDir) {
+  const program = ts.createProgram([join(SRC, 'signing.ts')], {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    types: [],
+    strict: true,
+    skipLibCheck: true,
+    declaration: true,
+    emitDeclarationOnly: true,
+  });
+  const written = [];
+  const result = program.emit(undefined, (name, text) => {
+    if (name.endsWith('signing.d.ts')) written.push(text);
+  });
+  const problems = ts.getPreEmitDiagnostics(program).concat(result.diagnostics);
+  if (problems.length > 0 || written.length !== 1) {
+    const text = ts.formatDiagnostics(problems, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => ROOT,
+      getNewLine: () => '\n',
+    });
+    throw new Error(`src/ui/signing.ts: its declarations could not be written\n${text}`);
+  }
+  writeFileSync(join(outDir, 'passportal-signing.d.ts'), written[0]);
+}

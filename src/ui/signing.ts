@@ -7,6 +7,9 @@
  *   import { requestToken } from 'http://127.0.0.1:4010/passportal-signing.js';
  *   const { access_token } = await requestToken('http://127.0.0.1:4010', keyId, secret);
  *
+ * A bundled page or a Node backend imports it, with its declarations, as
+ * `passportal-docs-fake/signing` (the package's export of the same built file).
+ *
  * WebCrypto's `crypto.subtle` exists only in a secure context (https, or http on localhost and
  * 127.0.0.1): on a LAN address such as http://192.168.1.20:5173 it is missing, and these
  * functions throw an error that says what to do instead.

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import {
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -11,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +23,13 @@ import { requestToken } from '../support/request-token.js';
 import { waitForListening } from '../support/run-cli.js';
 
 /**
- * The package as a newcomer meets it: packed, installed from the tarball into a scratch project
- * with the newest `testcontainers` its peer range allows, then used as advertised: the
+ * The package as a newcomer and a consuming project meet it, in one scratch project (one install
+ * of the packed tarball serves every check here): installed from the tarball with the newest
+ * `testcontainers` its peer range allows and the consumer's own tools (TypeScript, @types/node,
+ * Jest), then used as advertised. The consuming project type-checks strictly without
+ * `skipLibCheck` (public types that need packages the consumer does not have, fixture types a JSON
+ * import does not satisfy, error classes the README names but the package hides), runs from ESM,
+ * CommonJS and Jest, and signs a token call with `passportal-docs-fake/signing`. The
  * `passportal-docs-fake` command through npx (it must be an executable a shell runs with Node,
  * answer within a bound and start a fake that hands out tokens), and the Testcontainers module
  * imported and constructed on the Node this suite runs on (20.19+ included), and `mcp` answering
@@ -30,6 +37,8 @@ import { waitForListening } from '../support/run-cli.js';
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/http/small-set.json', import.meta.url));
+const run = promisify(execFile);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   bin: Record<string, string>;
@@ -87,6 +96,63 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
+const CONSUMER = `import { createMockServer, FixtureError, type FixtureSet, type MockServer } from 'passportal-docs-fake';
+import { requestToken, type TokenAnswer } from 'passportal-docs-fake/signing';
+import set from './set.json' with { type: 'json' };
+
+const mock: MockServer = await createMockServer({ logLevel: 'silent' });
+await mock.load(set);
+const url = await mock.listen(0, '127.0.0.1');
+const health = await fetch(\`\${url}/__admin/health\`);
+const body = (await health.json()) as { status: string; documents: number };
+const key = set.apiKeys[0];
+const token: TokenAnswer | undefined = key ? await requestToken(url, key.keyId, key.secret) : undefined;
+const listed = await fetch(\`\${url}/api/v2/documents?resultsPerPage=1\`, {
+  headers: { 'x-access-token': token?.access_token ?? '' },
+});
+let rejected = '';
+try {
+  await mock.load({ documents: [{}] } satisfies FixtureSet);
+} catch (error) {
+  if (error instanceof FixtureError) rejected = error.problems[0]?.path ?? '';
+}
+await mock.close();
+console.log(JSON.stringify({ status: body.status, documents: body.documents, rejected, listed: listed.status }));
+`;
+
+/** The same package from CommonJS: `require` picks dist/cjs (code and declarations). */
+const CONSUMER_CJS = `import { createAdminClient, createMockServer, FixtureError } from 'passportal-docs-fake';
+import { PassportalFakeContainer } from 'passportal-docs-fake/testcontainers';
+
+async function main(): Promise<void> {
+  const mock = await createMockServer({ logLevel: 'silent' });
+  const url = await mock.listen(0, '127.0.0.1');
+  const health = await createAdminClient(url).health();
+  let rejected = false;
+  try {
+    await mock.load({ documents: [{}] });
+  } catch (error) {
+    rejected = error instanceof FixtureError;
+  }
+  await mock.close();
+  const container = typeof PassportalFakeContainer;
+  console.log(JSON.stringify({ status: health.status, documents: health.documents, rejected, container }));
+}
+void main();
+`;
+
+/** A Jest suite (Jest loads CommonJS through its own module system: the \`require\` condition). */
+const JEST_TEST = `const { createMockServer } = require('passportal-docs-fake');
+
+test('the fake answers its health check under Jest', async () => {
+  const mock = await createMockServer({ logLevel: 'silent' });
+  const url = await mock.listen(0, '127.0.0.1');
+  const body = await (await fetch(url + '/__admin/health')).json();
+  await mock.close();
+  expect(body).toMatchObject({ status: 'ok', documents: 303 });
+});
+`;
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fake-installed-'));
   const pack = await runBounded(
@@ -102,6 +168,27 @@ beforeAll(async () => {
     join(dir, 'package.json'),
     JSON.stringify({ name: 'newcomer', private: true, type: 'module' }),
   );
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        resolveJsonModule: true,
+        outDir: 'out',
+        types: ['node'],
+      },
+      include: ['consumer.ts', 'consumer-cjs.cts'],
+    }),
+  );
+  cpSync(FIXTURES, join(dir, 'set.json'));
+  writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
+  writeFileSync(join(dir, 'consumer-cjs.cts'), CONSUMER_CJS);
+  writeFileSync(join(dir, 'health.test.cjs'), JEST_TEST);
   const range = pkg.peerDependencies.testcontainers;
   const install = await runBounded(
     'npm',
@@ -112,6 +199,9 @@ beforeAll(async () => {
       '--prefer-offline',
       join(dir, tarball ?? ''),
       `testcontainers@${range}`,
+      'typescript@5.9',
+      '@types/node@20',
+      'jest@30',
     ],
     280_000,
   );
@@ -122,6 +212,44 @@ afterAll(() => {
   for (const child of started) killGroup(child);
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
+
+// The consuming project's checks first: the README suite below adds a test folder to the project.
+describe('a consuming project', () => {
+  it('type-checks strictly without skipLibCheck, a JSON fixture import included', async () => {
+    const result = await run(join(dir, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: dir }).catch(
+      (error: { stdout?: string }) => ({ stdout: error.stdout ?? 'tsc failed', failed: true }),
+    );
+    expect(result.stdout).toBe('');
+    expect('failed' in result).toBe(false);
+  }, 120_000);
+
+  it('runs: loads the JSON fixtures, answers, signs a token call with /signing, and rejects a bad set with FixtureError', async () => {
+    const { stdout } = await run(process.execPath, ['out/consumer.js'], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({
+      status: 'ok',
+      documents: 5,
+      rejected: expect.stringMatching(/^\/documents\/0\//),
+      listed: 200,
+    });
+  }, 60_000);
+
+  it('runs from CommonJS: require() gets the CommonJS build, its classes and the Testcontainers module', async () => {
+    const { stdout } = await run(process.execPath, ['out/consumer-cjs.cjs'], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({
+      status: 'ok',
+      documents: 303,
+      rejected: true,
+      container: 'function',
+    });
+  }, 60_000);
+
+  it('runs under Jest as installed, with no configuration', async () => {
+    const { stderr } = await run(join(dir, 'node_modules/.bin/jest'), ['--ci', 'health.test.cjs'], {
+      cwd: dir,
+    });
+    expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+  }, 120_000);
+});
 
 describe('the installed passportal-docs-fake command', () => {
   it('is a Node executable: its first line is the shebang, and its header holds nothing a shell runs', () => {
@@ -214,7 +342,11 @@ describe("the README's in-process suite in a project that installed the tarball"
     const suite = readmeBlock('in-process-suite');
     expect(suite).toContain("from 'passportal-docs-fake'");
     writeFileSync(join(dir, 'test/documents.test.ts'), suite);
-    writeFileSync(join(dir, 'vitest.config.mjs'), 'export default { test: {} };\n');
+    // Its own tests only: the project also holds the Jest test of the consuming project's checks.
+    writeFileSync(
+      join(dir, 'vitest.config.mjs'),
+      "export default { test: { include: ['test/**/*.test.ts'] } };\n",
+    );
     const result = await runBounded(
       join(ROOT, 'node_modules/.bin/vitest'),
       ['run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')],

@@ -347,6 +347,21 @@ describe('the PowerShell commands take every field of their admin operation, and
     expect(drift(document)).toEqual([]);
   });
 
+  it("types every command's -Fake as PassportalFakeTarget, which help names", () => {
+    const fakes = [...sources.entries()]
+      .filter(([file]) => file.startsWith('Public/'))
+      .flatMap(([, text]) =>
+        [...commandsOf(text).entries()].flatMap(([name, command]) =>
+          command.parameters.filter((p) => p.name === 'Fake').map((p) => `${name}: ${p.type}`),
+        ),
+      );
+    expect(fakes.length).toBeGreaterThan(30);
+    // Stop-PassportalFake stops what Start-PassportalFake returned, never a session or a URL.
+    expect(fakes.filter((f) => !f.endsWith(': passportalfaketarget'))).toEqual([
+      'Stop-PassportalFake: psobject',
+    ]);
+  });
+
   it('reads every command and every field (the comparison is not vacuous)', () => {
     const operations = powershellOperations(document);
     expect(operations.length).toBeGreaterThan(30);
@@ -478,7 +493,7 @@ describe('reading PowerShell param blocks', () => {
       '        # a comment, with (brackets',
       '        [ValidateRange(0, [int]::MaxValue)] [int] $Count = 3,',
       '        [Parameter(Mandatory = $false)] [object[]] $Items,',
-      '        $Fake',
+      "        [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] [PassportalFakeTarget] $Fake",
       '    )',
       '    process { "{" }',
       '}',
@@ -492,7 +507,8 @@ describe('reading PowerShell param blocks', () => {
     expect(count).toMatchObject({ name: 'Count', type: 'int', mandatory: false });
     expect(count?.attributes.get('ValidateRange')).toBe('0, [int]::MaxValue');
     expect(items).toMatchObject({ name: 'Items', type: 'object[]', mandatory: false });
-    expect(fake).toMatchObject({ name: 'Fake', type: '' });
+    expect(fake).toMatchObject({ name: 'Fake', type: 'passportalfaketarget', mandatory: false });
+    expect(fake?.attributes.get('Alias')).toBe("'Session', 'Url', 'PassportalFake'");
     expect(commands.get('Get-None')?.parameters).toEqual([]);
   });
 });

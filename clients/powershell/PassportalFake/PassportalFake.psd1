@@ -62,7 +62,7 @@
         PSData = @{
             Tags         = @('Passportal', 'Pester', 'Testing', 'Mock', 'Fake', 'ContractTesting', 'API', 'PSEdition_Core', 'PSEdition_Desktop', 'Windows', 'Linux', 'MacOS')
             LicenseUri   = 'https://opensource.org/licenses/MIT'
-            ReleaseNotes = 'The fake starts on port 0 and ends with its PowerShell; each check judges what happened since the previous one by exact counts; the journal is read whole; token calls as JSON; the CA bundle and Get-PassportalFakeEnvironment; no secret in default output; parameters and bounds from the spec''s fields (-Partial on Get-PassportalFakeSession, lengths, -Seed and -Status bounded); a refused connection and an unknown item are non-terminating errors with stable ids (ConnectionError, ObjectNotFound); OutputType on every Get- and New- command; the started fake''s Source. See docs/powershell.md.'
+            ReleaseNotes = 'The fake starts on port 0 and ends with its PowerShell; each check judges what happened since the previous one by exact counts; the journal is read whole; token calls as JSON; the CA bundle and Get-PassportalFakeEnvironment; no secret in default output; parameters and bounds from the spec''s fields (-Partial on Get-PassportalFakeSession, lengths, -Seed and -Status bounded); a refused connection and an unknown item are non-terminating errors with stable ids (ConnectionError, ObjectNotFound); OutputType on every Get- and New- command; the started fake''s Source; -Fake (-Session, -Url) typed PassportalFakeTarget, which help shows, taking what it took; Get-PassportalFakeToken''s failures as error records (PassportalFake.Http<status>, PassportalFake.ConnectionFailed), its message as before. See docs/powershell.md.'
         }
     }
 }

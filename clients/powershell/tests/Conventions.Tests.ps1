@@ -1,6 +1,7 @@
 # What PowerShell users look for in a module, checked on the module as loaded: output types
-# declared, the manifest's gallery data, which fake Start-PassportalFake started, and the
-# parameters' [Validate*] attributes as PowerShell built them, against the spec's bounds.
+# declared, a typed -Fake that help names, the manifest's gallery data, which fake
+# Start-PassportalFake started, and the parameters' [Validate*] attributes as PowerShell built
+# them, against the spec's bounds.
 BeforeAll {
     . (Join-Path $PSScriptRoot 'TestFake.ps1')
 }
@@ -12,10 +13,62 @@ Describe 'the module as PowerShell users read it' {
         @($commands | Where-Object { $_.OutputType.Count -eq 0 } | ForEach-Object Name) | Should -BeNullOrEmpty
     }
 
+    It 'types every -Fake as PassportalFakeTarget, and help names the type' {
+        $commands = @(Get-Command -Module PassportalFake | Where-Object { $_.Parameters.ContainsKey('Fake') -and $_.Name -ne 'Stop-PassportalFake' })
+        $commands.Count | Should -BeGreaterThan 30
+        @($commands | Where-Object { $_.Parameters['Fake'].ParameterType.Name -ne 'PassportalFakeTarget' } | ForEach-Object Name) | Should -BeNullOrEmpty
+        $help = Get-Help Get-PassportalFakeState -Parameter Fake
+        $help.type.name | Should -Be 'PassportalFakeTarget'
+    }
+
     It "gives the gallery a licence and release notes" {
         $manifest = Import-PowerShellDataFile -LiteralPath (Join-Path $PSScriptRoot '../PassportalFake/PassportalFake.psd1')
         $manifest.PrivateData.PSData.LicenseUri | Should -Match '^https://'
         $manifest.PrivateData.PSData.ReleaseNotes | Should -Not -BeNullOrEmpty
+    }
+}
+
+Describe '-Fake takes a fake, a session or a URL, as it is given' {
+    BeforeAll {
+        $start = Get-TestFakeStart
+        $fake = Start-PassportalFake @start
+        $session = New-PassportalFakeSession -Fake $fake
+    }
+    AfterAll {
+        if ($session) { $session | Remove-PassportalFakeSession }
+        if ($fake) { Stop-PassportalFake $fake }
+    }
+
+    It 'a fake or a session, named or piped' {
+        (Get-PassportalFakeHealth -Fake $fake).status | Should -Be 'ok'
+        ($session | Get-PassportalFakeHealth).status | Should -Be 'ok'
+        ($session | Get-PassportalFakeToken).access_token | Should -Not -BeNullOrEmpty
+        (Get-PassportalFakeToken -Session $session).access_token | Should -Not -BeNullOrEmpty
+    }
+
+    It "a base URL, as a string or a [uri], the root's or a session's, with or without /__admin" {
+        (Get-PassportalFakeHealth -Url $fake.BaseUrl).status | Should -Be 'ok'
+        (Get-PassportalFakeHealth -Url ([uri]"$($session.BaseUrl)/")).status | Should -Be 'ok'
+        ("$($session.BaseUrl)/__admin" | Get-PassportalFakeState).apiKeys[0].keyId | Should -Be $session.KeyId
+        $other = Get-PassportalFakeSession -Url "$($session.BaseUrl)/__admin" | Where-Object id -EQ $session.Id
+        $other.id | Should -Be $session.Id
+    }
+
+    It 'any object with a BaseUrl, and the fake a piped item came from' {
+        ([pscustomobject]@{ BaseUrl = $session.BaseUrl } | Get-PassportalFakeHealth).status | Should -Be 'ok'
+        $session | Add-PassportalFakeFault -Path /api/v2/nothing -Status 500 | Out-Null
+        $listed = @($session | Get-PassportalFakeFault)
+        $listed.Count | Should -Be 1
+        $listed[0].PassportalFake.BaseUrl | Should -Be $session.BaseUrl
+        $listed | Remove-PassportalFakeFault
+        @($session | Get-PassportalFakeFault).Count | Should -Be 0
+        @($fake | Get-PassportalFakeFault).Count | Should -Be 0
+    }
+
+    It 'refuses anything else as an argument PowerShell cannot convert, saying what it takes' {
+        $err = { Get-PassportalFakeState -Fake ([pscustomobject]@{ Name = 'not a fake' }) } | Should -Throw -PassThru
+        $err.FullyQualifiedErrorId | Should -Be 'ParameterArgumentTransformationError,Get-PassportalFakeState'
+        $err.Exception.Message | Should -BeLike '*Not a fake, a session or a URL: an object with a BaseUrl property is expected*'
     }
 }
 

@@ -92,3 +92,19 @@ Describe 'a refusal of what was asked' {
         }
     }
 }
+
+Describe 'the token call' {
+    It "stops with the fake's message, a stable id and PermissionDenied when the key is refused" {
+        $err = { $session | Get-PassportalFakeToken -Secret 'not-the-secret' -ErrorAction SilentlyContinue } | Should -Throw -PassThru
+        $err.FullyQualifiedErrorId | Should -Be 'PassportalFake.Http401,Get-PassportalFakeToken'
+        $err.CategoryInfo.Category | Should -Be 'PermissionDenied'
+        $err.Exception.Message | Should -BeLike 'The token call answered 401: *'
+    }
+
+    It 'stops with a ConnectionError when nothing answers' {
+        $err = { Get-PassportalFakeToken -Url $closed -KeyId key -Secret secret } | Should -Throw -PassThru
+        $err.FullyQualifiedErrorId | Should -Be 'PassportalFake.ConnectionFailed,Get-PassportalFakeToken'
+        $err.CategoryInfo.Category | Should -Be 'ConnectionError'
+        $err.Exception.Message | Should -BeLike "The token call (POST $closed/api/v2/auth/client_token) failed: *is the fake running*"
+    }
+}

@@ -2,7 +2,8 @@
 # Gallery's analyzer is not installable here, and the rules are few): approved verbs, help for every
 # command and parameter, ShouldProcess called where it is declared and declared where state
 # changes, no aliases or Write-Host in the module's code, no trailing whitespace, and every
-# suppression saying why.
+# suppression saying why; and two of the module's own: functions short enough to read whole, and
+# one function that sends HTTP.
 BeforeDiscovery {
     $root = Join-Path $PSScriptRoot '../PassportalFake'
     $files = @(Get-ChildItem -LiteralPath $root -Recurse -Include *.ps1, *.psm1 | ForEach-Object { @{ Name = $_.Name; Path = $_.FullName } })
@@ -13,20 +14,18 @@ BeforeAll {
     $manifest = Import-PowerShellDataFile -LiteralPath (Join-Path $root 'PassportalFake.psd1')
     $exported = @($manifest.FunctionsToExport)
 
-    function Get-Syntax {
-        # The parsed file: its tree, and the errors the parser found.
-        param([string] $Path)
+    # Every function of the module, with its file and the lines that hold its code (not blank, not
+    # only a comment: comment-based help is not counted).
+    $script:functions = foreach ($file in Get-ChildItem -LiteralPath $root -Recurse -Include *.ps1, *.psm1) {
         $tokens = $null
         $errors = $null
-        $tree = [System.Management.Automation.Language.Parser]::ParseFile($Path, [ref]$tokens, [ref]$errors)
-        [pscustomobject]@{ Tree = $tree; Errors = $errors }
-    }
-
-    # Every function of the module, with its file.
-    $script:functions = foreach ($file in Get-ChildItem -LiteralPath $root -Recurse -Include *.ps1, *.psm1) {
-        $syntax = Get-Syntax $file.FullName
-        foreach ($function in $syntax.Tree.FindAll({ param($node) $node -is [System.Management.Automation.Language.FunctionDefinitionAst] }, $true)) {
-            [pscustomobject]@{ Name = $function.Name; File = $file.Name; Ast = $function }
+        $tree = [System.Management.Automation.Language.Parser]::ParseFile($file.FullName, [ref]$tokens, [ref]$errors)
+        $code = @($tokens | Where-Object { $_.Kind -notin 'Comment', 'NewLine', 'LineContinuation', 'EndOfInput' })
+        foreach ($function in $tree.FindAll({ param($node) $node -is [System.Management.Automation.Language.FunctionDefinitionAst] }, $true)) {
+            $start = $function.Extent.StartOffset
+            $end = $function.Extent.EndOffset
+            $lines = @($code | Where-Object { $_.Extent.StartOffset -ge $start -and $_.Extent.EndOffset -le $end } | ForEach-Object { $_.Extent.StartLineNumber } | Sort-Object -Unique).Count
+            [pscustomobject]@{ Name = $function.Name; File = $file.Name; Ast = $function; CodeLines = $lines }
         }
     }
     $script:public = @($script:functions | Where-Object Name -In $exported)
@@ -143,6 +142,31 @@ Describe 'the commands, as the analyzer would read them' {
             }
         }
         @($unexplained) | Should -BeNullOrEmpty
+    }
+
+    It 'keeps every function to 60 lines of code, so each is read whole on one screen' {
+        # 60 lines of code (its param block included; blank lines, comments and help not counted):
+        # what one screen shows, so a maintainer reads a command or helper whole, and a command that
+        # does two things (Start-PassportalFake's npm command and image) is split into helpers
+        # named for each. The analyzer has no such rule; Pester's and PSFramework's functions keep
+        # to about this size.
+        $long = foreach ($function in $script:functions) {
+            if ($function.CodeLines -gt 60) { "$($function.Name) ($($function.File)): $($function.CodeLines) lines of code" }
+        }
+        $script:functions.Count | Should -BeGreaterThan 60
+        @($long) | Should -BeNullOrEmpty
+    }
+
+    It 'sends HTTP from one function only (Send-FakeHttp), so every call shares its client and its failures' {
+        $senders = foreach ($function in $script:functions) {
+            $calls = $function.Ast.Body.FindAll({
+                    param($node)
+                    ($node -is [System.Management.Automation.Language.InvokeMemberExpressionAst] -and $node.Member.Extent.Text -match '^(Send|Get|Post|Put|Delete|Patch)Async$') -or
+                    ($node -is [System.Management.Automation.Language.CommandAst] -and $node.GetCommandName() -in @('Invoke-RestMethod', 'Invoke-WebRequest'))
+                }, $true)
+            if (@($calls).Count -gt 0) { $function.Name }
+        }
+        @($senders | Sort-Object -Unique) | Should -Be @('Send-FakeHttp')
     }
 
     It 'calls commands by their names: no alias and no Write-Host in the module' {

@@ -1,7 +1,7 @@
-# The module's one HTTP path to the admin API: an HttpClient that never uses a proxy (the admin
-# API is on the machine running the tests), JSON written with depth 100, answers never thrown as
-# web exceptions: a 2xx is returned parsed, anything else becomes an error naming the call and
-# the fake's own message.
+# The module's one HTTP path (Send-FakeHttp), for the admin API, the health check and the token
+# call: an HttpClient that never uses a proxy (the fake is on the machine running the tests), JSON
+# written with depth 100, answers never thrown as web exceptions. An admin call's 2xx is returned
+# parsed, anything else becomes an error naming the call and the fake's own message.
 #
 # Failures are error records with stable ids and categories: PassportalFake.ConnectionFailed
 # (ConnectionError: nothing answers), PassportalFake.Http<status> (404: ObjectNotFound; 400 and
@@ -33,33 +33,15 @@ function ConvertTo-FakeJson {
 }
 
 function Resolve-FakeTarget {
-    # A fake (Start-PassportalFake), a session (New-PassportalFakeSession), or a URL (the root's
-    # or a session's base URL, with or without /__admin); none: the fake started last.
+    # A command's -Fake as a PassportalFakeTarget (already one when PowerShell bound it); none:
+    # the fake started last. Fails PassportalFake.NoFake (InvalidArgument) when there is none or
+    # what is given names no fake, session or URL.
     param($Fake)
     if ($null -eq $Fake) { $Fake = $script:CurrentFake }
-    if ($null -eq $Fake) {
-        throw (New-FakeError 'PassportalFake.NoFake' InvalidArgument 'No fake given: pass -Fake (from Start-PassportalFake), -Session (from New-PassportalFakeSession) or -Url, or start one with Start-PassportalFake first.' $null)
-    }
-    if ($Fake -is [string] -or $Fake -is [uri]) {
-        $base = ([string]$Fake).TrimEnd('/')
-        if ($base.EndsWith('/__admin')) { $base = $base.Substring(0, $base.Length - 8) }
-        $root = $base
-        $index = $base.IndexOf('/sessions/')
-        if ($index -ge 0) { $root = $base.Substring(0, $index) }
-        return New-FakeTarget $base "$base/__admin" $root $null
-    }
-    $names = $Fake.PSObject.Properties.Name
-    if ($names -notcontains 'BaseUrl') {
-        throw (New-FakeError 'PassportalFake.NoFake' InvalidArgument "Not a fake, a session or a URL: an object with a BaseUrl property is expected (got $($Fake.GetType().FullName))." $Fake)
-    }
-    $base = ([string]$Fake.BaseUrl).TrimEnd('/')
-    $admin = "$base/__admin"
-    if ($names -contains 'AdminUrl' -and $Fake.AdminUrl) { $admin = ([string]$Fake.AdminUrl).TrimEnd('/') }
-    $root = $base
-    if ($names -contains 'RootUrl' -and $Fake.RootUrl) { $root = ([string]$Fake.RootUrl).TrimEnd('/') }
-    $token = $null
-    if ($names -contains 'AdminToken') { $token = $Fake.AdminToken }
-    New-FakeTarget $base $admin $root $token
+    if ($Fake -is [PassportalFakeTarget]) { return $Fake }
+    $problem = [PassportalFakeTarget]::Problem($Fake)
+    if ($problem) { throw (New-FakeError 'PassportalFake.NoFake' InvalidArgument $problem $Fake) }
+    [PassportalFakeTarget]::new([object]$Fake)
 }
 
 function New-FakeError {
@@ -92,14 +74,63 @@ function Get-HttpErrorCategory {
     [System.Management.Automation.ErrorCategory]::InvalidOperation
 }
 
-function New-FakeTarget {
-    param([string] $BaseUrl, [string] $AdminUrl, [string] $RootUrl, [string] $AdminToken)
-    $target = Add-FakeTypeName ([PassportalFakeTarget]::new()) 'PassportalFake.Target'
-    $target.BaseUrl = $BaseUrl
-    $target.AdminUrl = $AdminUrl
-    $target.RootUrl = $RootUrl
-    $target.AdminToken = $AdminToken
-    $target
+function Send-FakeHttp {
+    # One HTTP request through the module's client, the only place the module sends one: METHOD
+    # on -Url with -Headers, and a body as JSON (-Json: any value, written by ConvertTo-FakeJson)
+    # or form-encoded (-Form: names and values, in order). Answers Status and Text, or, when no
+    # answer comes (refused, timed out), Status 0 and the Failure's reason: waited for without
+    # throwing, so a refused connection is reported, never thrown and caught.
+    param(
+        [Parameter(Mandatory)] [string] $Method,
+        [Parameter(Mandatory)] [string] $Url,
+        [System.Collections.IDictionary] $Headers = @{},
+        $Json,
+        [System.Collections.IDictionary] $Form
+    )
+    $request = New-Object System.Net.Http.HttpRequestMessage([System.Net.Http.HttpMethod]::new($Method), $Url)
+    try {
+        foreach ($name in $Headers.Keys) { [void]$request.Headers.TryAddWithoutValidation($name, [string]$Headers[$name]) }
+        if ($PSBoundParameters.ContainsKey('Json')) {
+            $request.Content = New-Object System.Net.Http.StringContent((ConvertTo-FakeJson $Json), [System.Text.Encoding]::UTF8, 'application/json')
+        } elseif ($PSBoundParameters.ContainsKey('Form')) {
+            $pairs = New-Object 'System.Collections.Generic.List[System.Collections.Generic.KeyValuePair[string,string]]'
+            foreach ($name in $Form.Keys) { $pairs.Add((New-Object 'System.Collections.Generic.KeyValuePair[string,string]' ($name, [string]$Form[$name]))) }
+            $request.Content = New-Object System.Net.Http.FormUrlEncodedContent (, $pairs)
+        }
+        $task = (Get-AdminHttpClient).SendAsync($request)
+        [void][System.Threading.Tasks.Task]::WaitAny([System.Threading.Tasks.Task[]]@($task))
+        if ($task.IsFaulted -or $task.IsCanceled) {
+            $inner = $task.Exception
+            if ($null -eq $inner) { return [pscustomobject]@{ Status = 0; Text = $null; Failure = 'the call timed out' } }
+            while ($null -ne $inner.InnerException) { $inner = $inner.InnerException }
+            return [pscustomobject]@{ Status = 0; Text = $null; Failure = $inner.Message }
+        }
+        $response = $task.Result
+        try {
+            $text = $response.Content.ReadAsStringAsync().GetAwaiter().GetResult()
+            [pscustomobject]@{ Status = [int]$response.StatusCode; Text = $text; Failure = $null }
+        } finally {
+            $response.Dispose()
+        }
+    } finally {
+        $request.Dispose()
+    }
+}
+
+function Get-FakeAnswerMessage {
+    # The fake's message in an answer's text (its `message`, with -Details the first ten
+    # `errors` as "location: message"), or the text itself when it holds none.
+    param([string] $Text, [switch] $Details)
+    $message = $Text
+    try {
+        $parsed = ConvertFrom-Json -InputObject $Text
+        if ($parsed.PSObject.Properties.Name -contains 'message') { $message = $parsed.message }
+        if ($Details -and $parsed.PSObject.Properties.Name -contains 'errors') {
+            $lines = @($parsed.errors) | Select-Object -First 10 | ForEach-Object { "$($_.location): $($_.message)" }
+            if ($lines) { $message = "$message ($($lines -join '; '))" }
+        }
+    } catch { $message = $Text }
+    $message
 }
 
 function Invoke-FakeAdmin {
@@ -108,7 +139,7 @@ function Invoke-FakeAdmin {
     # <status>: <the fake's message>" (Write-FakeFailure, as the calling -Cmdlet's error when
     # given), and returns nothing. -AllowNotFound returns $null on 404.
     param(
-        [Parameter(Mandatory)] $Target,
+        [Parameter(Mandatory)] [PassportalFakeTarget] $Target,
         [Parameter(Mandatory)] [string] $Method,
         [Parameter(Mandatory)] [string] $Path,
         $Body,
@@ -117,56 +148,28 @@ function Invoke-FakeAdmin {
         [switch] $AllowNotFound,
         $Cmdlet
     )
-    $client = Get-AdminHttpClient
     $admin = $Target.AdminUrl
     if ($Root) { $admin = "$($Target.RootUrl)/__admin" }
     $url = "$admin$Path"
-    $request = New-Object System.Net.Http.HttpRequestMessage([System.Net.Http.HttpMethod]::new($Method), $url)
-    if ($Target.AdminToken) {
-        $request.Headers.Authorization = New-Object System.Net.Http.Headers.AuthenticationHeaderValue('Bearer', $Target.AdminToken)
-    }
-    if ($PSBoundParameters.ContainsKey('Body')) {
-        $request.Content = New-Object System.Net.Http.StringContent((ConvertTo-FakeJson $Body), [System.Text.Encoding]::UTF8, 'application/json')
-    }
-    # Waited for without throwing, so a refused connection is reported, never thrown and caught.
-    $task = $client.SendAsync($request)
-    [void][System.Threading.Tasks.Task]::WaitAny([System.Threading.Tasks.Task[]]@($task))
-    if ($task.IsFaulted -or $task.IsCanceled) {
-        $request.Dispose()
-        $inner = $task.Exception
-        if ($null -eq $inner) { $reason = 'the call timed out' } else {
-            while ($null -ne $inner.InnerException) { $inner = $inner.InnerException }
-            $reason = $inner.Message
-        }
-        Write-FakeFailure $Cmdlet (New-FakeError 'PassportalFake.ConnectionFailed' ConnectionError "$Method $url failed: $reason (is the fake running? Start-PassportalFake starts one)" $url)
+    $send = @{ Method = $Method; Url = $url; Headers = @{} }
+    if ($Target.AdminToken) { $send.Headers['Authorization'] = "Bearer $($Target.AdminToken)" }
+    if ($PSBoundParameters.ContainsKey('Body')) { $send['Json'] = $Body }
+    $answer = Send-FakeHttp @send
+    if ($answer.Failure) {
+        Write-FakeFailure $Cmdlet (New-FakeError 'PassportalFake.ConnectionFailed' ConnectionError "$Method $url failed: $($answer.Failure) (is the fake running? Start-PassportalFake starts one)" $url)
         return
     }
-    $response = $task.Result
-    try {
-        $text = $response.Content.ReadAsStringAsync().GetAwaiter().GetResult()
-        $status = [int]$response.StatusCode
-    } finally {
-        $response.Dispose()
-        $request.Dispose()
-    }
+    $status = $answer.Status
     if ($status -eq 404 -and $AllowNotFound) { return $null }
     if ($status -lt 200 -or $status -ge 300) {
-        $message = $text
-        try {
-            $parsed = ConvertFrom-Json -InputObject $text
-            if ($parsed.PSObject.Properties.Name -contains 'message') { $message = $parsed.message }
-            if ($parsed.PSObject.Properties.Name -contains 'errors') {
-                $details = @($parsed.errors) | Select-Object -First 10 | ForEach-Object { "$($_.location): $($_.message)" }
-                if ($details) { $message = "$message ($($details -join '; '))" }
-            }
-        } catch { $message = $text }
+        $message = Get-FakeAnswerMessage $answer.Text -Details
         if ($message.Length -gt 2000) { $message = $message.Substring(0, 2000) + '...' }
         Write-FakeFailure $Cmdlet (New-FakeError "PassportalFake.Http$status" (Get-HttpErrorCategory $status) "$Method $url answered $status`: $message" $url)
         return
     }
-    if ($Raw) { return $text }
-    if ([string]::IsNullOrWhiteSpace($text)) { return $null }
-    ConvertFrom-Json -InputObject $text
+    if ($Raw) { return $answer.Text }
+    if ([string]::IsNullOrWhiteSpace($answer.Text)) { return $null }
+    ConvertFrom-Json -InputObject $answer.Text
 }
 
 function Get-QueryString {

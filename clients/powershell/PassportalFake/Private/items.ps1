@@ -52,3 +52,44 @@ function Remove-FakeItem {
         Invoke-FakeAdmin -Target $target -Method DELETE -Path $Path -Cmdlet $Cmdlet | Out-Null
     }
 }
+
+function Read-FakeJournal {
+    # The journal entries matching -Query (GET /__admin/requests), read page by page: every one,
+    # or at most -Limit with a warning naming how many more match and how to read them. Oldest
+    # first, each page starts after the last id read, so entries the journal drops meanwhile
+    # never shift a page; newest first, by offset.
+    param($Target, [System.Collections.IDictionary] $Query, [int] $Limit, [int] $Offset)
+    # Pages small enough for Windows PowerShell 5.1's ConvertFrom-Json (2 MB) at 4 KiB a body.
+    $pageSize = 200
+    $descending = $Query['order'] -eq 'desc'
+    $skip = $Offset
+    $returned = 0
+    $total = $null
+    while ($true) {
+        $want = $pageSize
+        if ($Limit) { $want = [Math]::Min($pageSize, $Limit - $returned) }
+        $Query['limit'] = $want
+        $Query['offset'] = $skip
+        $answer = Invoke-FakeAdmin -Target $Target -Method GET -Path ('/requests' + (Get-QueryString $Query))
+        if ($null -eq $total) { $total = [long]$answer.count }
+        $entries = @($answer.requests | Where-Object { $null -ne $_ })
+        foreach ($entry in $entries) { $entry }
+        $returned += $entries.Count
+        if ($entries.Count -lt $want) { break }
+        if ($Limit -and $returned -ge $Limit) {
+            $more = $total - $Offset - $returned
+            if ($more -gt 0) {
+                $next = "-Offset $($Offset + $returned)"
+                if (-not $descending) { $next = "-Since $($entries[-1].id)" }
+                Write-Warning "Get-PassportalFakeRequest returned $returned of $($total - $Offset) matching journal entries (-Limit $Limit): $more more, which $next reads."
+            }
+            break
+        }
+        if ($descending) {
+            $skip += $entries.Count
+        } else {
+            $Query['since'] = [long]$entries[-1].id
+            $skip = 0
+        }
+    }
+}

@@ -16,6 +16,114 @@ function ConvertTo-OptionValue {
     [string]$Value
 }
 
+function Get-FakeStartVariable {
+    # The fake's environment for -Option and -AdminToken, its proxy asking for credentials
+    # (PROXY_AUTH=challenge: what makes .NET send those of HTTPS_PROXY).
+    param([System.Collections.IDictionary] $Option, [string] $AdminToken)
+    $variables = [ordered]@{ PROXY_AUTH = 'challenge' }
+    foreach ($key in $Option.Keys) { $variables[(ConvertTo-OptionVariable $key)] = ConvertTo-OptionValue $Option[$key] }
+    if ($AdminToken) { $variables['ADMIN_TOKEN'] = $AdminToken }
+    $variables
+}
+
+function New-FakeServer {
+    # The fake Start-PassportalFake hands out, with its own log folder, known to Stop-StartedFake
+    # from now on so that a start failing half-way leaves nothing running.
+    param([string] $AdminToken)
+    $logDir = Join-Path ([System.IO.Path]::GetTempPath()) ("passportal-fake-" + [guid]::NewGuid().ToString('N').Substring(0, 12))
+    New-Item -ItemType Directory -Path $logDir | Out-Null
+    $fake = Add-FakeTypeName ([PassportalFakeServer]::new()) 'PassportalFake.Fake'
+    $fake.AdminToken = $AdminToken
+    $fake.LogDirectory = $logDir
+    [void]$script:StartedFakes.Add($fake)
+    $fake
+}
+
+function Start-FakeImage {
+    # Runs the container image (docker or podman) on loopback ports the engine picks (or -Port),
+    # removed by a watchdog if this PowerShell ends first, and waits for its health check.
+    param($Fake, [string] $Image, [string] $Engine, [int] $Port, [switch] $Https, [string] $FixturesPath, [System.Collections.IDictionary] $Variables, [int] $TimeoutSeconds)
+    $engineCommand = Find-ContainerEngine $Engine
+    $Fake.Engine = $engineCommand
+    $Fake.Mode = 'image'
+    $Fake.Source = "the image $Image ($engineCommand)"
+    Write-Verbose "Start-PassportalFake: starting $($Fake.Source)"
+    # The engine picks the host ports (-p 127.0.0.1::<port>) and says which (docker port).
+    $hostPort = ''
+    if ($Port) { $hostPort = [string]$Port }
+    $arguments = @('run', '-d', '--stop-timeout', '10', '-p', "127.0.0.1:${hostPort}:4010")
+    if ($Https) {
+        $arguments += @('-p', '127.0.0.1::4443')
+        $Variables['HTTPS_PORT'] = '4443'
+    }
+    if ($FixturesPath) { $arguments += @('-v', "${FixturesPath}:/fixtures:ro") }
+    foreach ($key in $Variables.Keys) { $arguments += @('-e', "$key=$($Variables[$key])") }
+    $arguments += $Image
+    $output = & $engineCommand @arguments 2>&1
+    if ($LASTEXITCODE -ne 0) { throw "$engineCommand run $Image failed: $($output -join [Environment]::NewLine)" }
+    $Fake.ContainerId = (@($output) | Select-Object -Last 1).ToString().Trim()
+    $Fake.Watchdog = Start-ContainerWatchdog -Engine $engineCommand -ContainerId $Fake.ContainerId
+    $containerId = $Fake.ContainerId
+    $isDead = {
+        $running = & $engineCommand inspect -f '{{.State.Running}}' $containerId 2>$null
+        if ("$running".Trim() -ne 'true') {
+            $logs = & $engineCommand logs $containerId 2>&1
+            "the container exited: $($logs -join [Environment]::NewLine)"
+        }
+    }.GetNewClosure()
+    $Fake.BaseUrl = Get-ContainerUrl -Engine $engineCommand -ContainerId $containerId -ContainerPort 4010 -Scheme http
+    if ($Https) { $Fake.HttpsUrl = Get-ContainerUrl -Engine $engineCommand -ContainerId $containerId -ContainerPort 4443 -Scheme https }
+    $failure = Wait-FakeHealth -BaseUrl $Fake.BaseUrl -TimeoutSeconds $TimeoutSeconds -IsDead $isDead
+    if ($failure) { throw $failure }
+}
+
+function Start-FakeNode {
+    # Starts the npm command on port 0 (it takes a free port itself and announces its URL, read
+    # back from its log) and waits for its health check.
+    param($Fake, [int] $Port, [switch] $Https, [string] $FixturesPath, [System.Collections.IDictionary] $Variables, [int] $TimeoutSeconds)
+    $command = Find-FakeCommand
+    $Fake.Mode = 'node'
+    $Fake.Source = $command.Source
+    Write-Verbose "Start-PassportalFake: starting $($Fake.Source)"
+    $Variables['PORT'] = [string]$Port
+    $Variables['HOST'] = '127.0.0.1'
+    if ($Https) { $Variables['HTTPS_PORT'] = '0' }
+    if ($FixturesPath) { $Variables['FIXTURES'] = $FixturesPath }
+    $Variables['LOG_FORMAT'] = 'json'
+    if (@('info', 'debug', 'trace') -notcontains $Variables['LOG_LEVEL']) { $Variables['LOG_LEVEL'] = 'info' }
+    $started = Start-FakeNodeProcess -Command $command -Variables $Variables -LogDirectory $Fake.LogDirectory
+    $Fake.Process = $started.Process
+    $Fake.Outputs = $started.Outputs
+    $announced = Wait-FakeAnnouncement -Process $Fake.Process -LogDirectory $Fake.LogDirectory -Https:$Https -TimeoutSeconds $TimeoutSeconds
+    $Fake.BaseUrl = $announced.url
+    if ($Https) { $Fake.HttpsUrl = $announced.httpsUrl }
+    $process = $Fake.Process
+    $isDead = { if ($process.HasExited) { "it exited with status $($process.ExitCode)" } }.GetNewClosure()
+    $failure = Wait-FakeHealth -BaseUrl $Fake.BaseUrl -TimeoutSeconds $TimeoutSeconds -IsDead $isDead
+    if ($failure) { throw $failure }
+}
+
+function Complete-FakeStart {
+    # What a fake that answers still needs: its admin, root and proxy URLs, with -Https its CA's
+    # certificate and the CA bundle, and the first API key of its fixtures.
+    param($Fake, [switch] $Https, [string] $CaBundlePath)
+    $Fake.AdminUrl = "$($Fake.BaseUrl)/__admin"
+    $Fake.RootUrl = $Fake.BaseUrl
+    $Fake.ProxyUrl = "http://root:x@$(([uri]$Fake.BaseUrl).Authority)"
+    if ($Https) {
+        $pem = Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/tls/ca.pem' -Raw
+        $Fake.CaCertPath = Join-Path $Fake.LogDirectory 'passportal-fake-ca.pem'
+        [System.IO.File]::WriteAllText($Fake.CaCertPath, $pem)
+        if (-not $CaBundlePath) { $CaBundlePath = Join-Path $Fake.LogDirectory 'ca-bundle.pem' }
+        $Fake.CaBundlePath = Write-CaBundle -Path $CaBundlePath -FakeCaPem $pem
+    }
+    $key = Get-FakeDefaultKey $Fake
+    if ($key) {
+        $Fake.KeyId = $key.keyId
+        $Fake.Secret = $key.secret
+    }
+}
+
 function Find-FakeCommand {
     # The npm command: the package's bin (dist/start.js) of this repository when the module runs
     # from it, else `passportal-docs-fake` on PATH (npm install -g, or node_modules/.bin); its
@@ -49,17 +157,11 @@ function Wait-FakeHealth {
     # Polls /__admin/health until it answers 200; $IsDead is asked between polls and returns the
     # reason the fake will never answer (it exited), or $null.
     param([string] $BaseUrl, [int] $TimeoutSeconds, [scriptblock] $IsDead)
-    $client = Get-AdminHttpClient
     $deadline = [DateTime]::UtcNow.AddSeconds($TimeoutSeconds)
     while ([DateTime]::UtcNow -lt $deadline) {
-        try {
-            $response = $client.GetAsync("$BaseUrl/__admin/health").GetAwaiter().GetResult()
-            $ok = $response.IsSuccessStatusCode
-            $response.Dispose()
-            if ($ok) { return $null }
-        } catch {
-            Write-Verbose "health: $($_.Exception.Message)"
-        }
+        $answer = Send-FakeHttp -Method GET -Url "$BaseUrl/__admin/health"
+        if ($answer.Status -ge 200 -and $answer.Status -lt 300) { return $null }
+        if ($answer.Failure) { Write-Verbose "health: $($answer.Failure)" }
         $dead = & $IsDead
         if ($dead) { return $dead }
         Start-Sleep -Milliseconds 200

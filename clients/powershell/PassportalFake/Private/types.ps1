@@ -53,11 +53,61 @@ class PassportalFakeSession {
 }
 
 class PassportalFakeTarget {
-    # Where an admin call goes: a fake, a session or a URL, resolved (Resolve-FakeTarget).
+    # The type of every command's -Fake (-Session, -Url): where its admin calls go. PowerShell
+    # converts what is passed through the constructors, so -Fake takes a fake
+    # (Start-PassportalFake), a session (New-PassportalFakeSession), a base URL (the root's or a
+    # session's, with or without /__admin; a string or a [uri]), or any object with a BaseUrl
+    # property, and help names this type. Origin is what it was made from (its KeyId, Secret,
+    # ProxyUrl, CaBundlePath); for a URL, none.
     [string] $BaseUrl
     [string] $AdminUrl
     [string] $RootUrl
     [string] $AdminToken
+    hidden [object] $Origin
+
+    PassportalFakeTarget() { }
+
+    PassportalFakeTarget([string] $Url) { $this.SetUrl($Url) }
+
+    PassportalFakeTarget([object] $Value) {
+        $problem = [PassportalFakeTarget]::Problem($Value)
+        if ($problem) { throw [System.ArgumentException]::new($problem) }
+        if ($Value -is [string] -or $Value -is [uri]) {
+            $this.SetUrl([string]$Value)
+            return
+        }
+        $names = $Value.PSObject.Properties.Name
+        $this.BaseUrl = ([string]$Value.BaseUrl).TrimEnd('/')
+        $this.AdminUrl = "$($this.BaseUrl)/__admin"
+        if ($names -contains 'AdminUrl' -and $Value.AdminUrl) { $this.AdminUrl = ([string]$Value.AdminUrl).TrimEnd('/') }
+        $this.RootUrl = $this.BaseUrl
+        if ($names -contains 'RootUrl' -and $Value.RootUrl) { $this.RootUrl = ([string]$Value.RootUrl).TrimEnd('/') }
+        if ($names -contains 'AdminToken') { $this.AdminToken = $Value.AdminToken }
+        # A target made by an earlier import of the module (Import-Module -Force) keeps its origin.
+        $this.Origin = $Value
+        if ($Value.GetType().FullName -eq 'PassportalFakeTarget') { $this.Origin = $Value.Origin }
+    }
+
+    static [string] Problem([object] $Value) {
+        # Why -Value names no fake, session or URL; $null when it does.
+        if ($null -eq $Value) { return 'No fake given: pass -Fake (from Start-PassportalFake), -Session (from New-PassportalFakeSession) or -Url, or start one with Start-PassportalFake first.' }
+        if ($Value -is [string] -or $Value -is [uri]) { return $null }
+        if ($Value.PSObject.Properties.Name -notcontains 'BaseUrl') {
+            return "Not a fake, a session or a URL: an object with a BaseUrl property is expected (got $($Value.GetType().FullName))."
+        }
+        return $null
+    }
+
+    hidden [void] SetUrl([string] $Url) {
+        $base = $Url.TrimEnd('/')
+        if ($base.EndsWith('/__admin')) { $base = $base.Substring(0, $base.Length - 8) }
+        $this.BaseUrl = $base
+        $this.AdminUrl = "$base/__admin"
+        $this.RootUrl = $base
+        $index = $base.IndexOf('/sessions/')
+        if ($index -ge 0) { $this.RootUrl = $base.Substring(0, $index) }
+    }
+
     [string] ToString() { return $this.BaseUrl }
 }
 

@@ -22,18 +22,17 @@ function Get-PassportalFakeEnvironment {
     [OutputType([System.Collections.Specialized.OrderedDictionary])]
     param(
         [string[]] $NoProxy = @(),
-        [Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
-        $source = $Fake
-        if ($null -eq $source) { $source = $script:CurrentFake }
-        $target = Resolve-FakeTarget $source
-        $bundle = Get-FakeCaBundlePath $source $target
+        $target = Resolve-FakeTarget $Fake
+        $bundle = Get-FakeCaBundlePath $target
         if (-not $bundle) {
             throw "No CA bundle for $($target.RootUrl): start the fake with Start-PassportalFake -Https (its CaBundlePath), from this PowerShell session."
         }
         $proxy = $null
-        if ($source -isnot [string] -and $source -isnot [uri] -and $source.PSObject.Properties.Name -contains 'ProxyUrl') { $proxy = [string]$source.ProxyUrl }
+        $origin = $target.Origin
+        if ($null -ne $origin -and $origin.PSObject.Properties.Name -contains 'ProxyUrl') { $proxy = [string]$origin.ProxyUrl }
         if (-not $proxy) {
             $user = 'root'
             $index = $target.BaseUrl.IndexOf('/sessions/')
@@ -53,11 +52,12 @@ function Get-PassportalFakeEnvironment {
 }
 
 function Get-FakeCaBundlePath {
-    # The CA bundle of the fake behind -Source (a fake or session carrying CaBundlePath, else the
-    # fake this module started at the target's root URL), or $null.
-    param($Source, $Target)
-    if ($null -ne $Source -and $Source -isnot [string] -and $Source -isnot [uri] -and $Source.PSObject.Properties.Name -contains 'CaBundlePath' -and $Source.CaBundlePath) {
-        return [string]$Source.CaBundlePath
+    # The CA bundle of the fake behind -Target (the fake or session it was made from, carrying
+    # CaBundlePath, else the fake this module started at its root URL), or $null.
+    param([PassportalFakeTarget] $Target)
+    $origin = $Target.Origin
+    if ($null -ne $origin -and $origin.PSObject.Properties.Name -contains 'CaBundlePath' -and $origin.CaBundlePath) {
+        return [string]$origin.CaBundlePath
     }
     foreach ($started in $script:StartedFakes) {
         if ($started.RootUrl -eq $Target.RootUrl -and $started.CaBundlePath) { return $started.CaBundlePath }

@@ -26,7 +26,7 @@ function Add-PassportalFakeExpectedViolation {
         [ValidateLength(0, 2048)] [string] $Path,
         [ValidateLength(1, 1024)] [string] $Location,
         [ValidateRange(1, 1000000)] [int] $Times,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -48,7 +48,7 @@ function Get-PassportalFakeExpectedViolation {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         Get-FakeItem -Fake $Fake -Path '/expected-violations' -Property expectedViolations -Cmdlet $PSCmdlet
     }
@@ -64,7 +64,7 @@ function Clear-PassportalFakeExpectedViolation {
     $session | Clear-PassportalFakeExpectedViolation
     #>
     [CmdletBinding(SupportsShouldProcess)]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/expected-violations' -What 'Clear expected violations'
     }
@@ -84,7 +84,7 @@ function Remove-PassportalFakeExpectedViolation {
     [CmdletBinding(SupportsShouldProcess)]
     param(
         [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [ValidateNotNullOrEmpty()] [string] $Id,
-        [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
+        [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] [PassportalFakeTarget] $Fake
     )
     process {
         Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/expected-violations' -What 'expected violation' -Id $Id

@@ -43,7 +43,7 @@ function Add-PassportalFakeFault {
         [ValidateRange(0.0, 1.0)] [double] $Probability,
         [ValidateRange(0, 4294967295)] [long] $Seed,
         [ValidateRange(0, [int]::MaxValue)] [int] $After,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -68,7 +68,7 @@ function Get-PassportalFakeFault {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         Get-FakeItem -Fake $Fake -Path '/faults' -Property faults -Cmdlet $PSCmdlet
     }
@@ -84,7 +84,7 @@ function Clear-PassportalFakeFault {
     $session | Clear-PassportalFakeFault
     #>
     [CmdletBinding(SupportsShouldProcess)]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/faults' -What 'Clear faults'
     }
@@ -104,7 +104,7 @@ function Remove-PassportalFakeFault {
     [CmdletBinding(SupportsShouldProcess)]
     param(
         [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [ValidateNotNullOrEmpty()] [string] $Id,
-        [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
+        [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] [PassportalFakeTarget] $Fake
     )
     process {
         Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/faults' -What 'fault' -Id $Id

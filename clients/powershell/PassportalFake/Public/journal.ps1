@@ -51,7 +51,7 @@ function Get-PassportalFakeRequest {
         [Parameter(ParameterSetName = 'List')] [ValidateRange(0, [int]::MaxValue)] [int] $Offset,
         [Parameter(ParameterSetName = 'List')] [ValidateRange(0, [long]::MaxValue)] [long] $Since,
         [Parameter(ParameterSetName = 'List')] [switch] $TotalCount,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -67,41 +67,7 @@ function Get-PassportalFakeRequest {
             $query['limit'] = 1
             return [long](Invoke-FakeAdmin -Target $target -Method GET -Path ('/requests' + (Get-QueryString $query))).count
         }
-        # Pages small enough for Windows PowerShell 5.1's ConvertFrom-Json (2 MB) at 4 KiB a body.
-        $pageSize = 200
-        $descending = $Order -eq 'desc'
-        $skip = $Offset
-        $returned = 0
-        $total = $null
-        while ($true) {
-            $want = $pageSize
-            if ($Limit) { $want = [Math]::Min($pageSize, $Limit - $returned) }
-            $query['limit'] = $want
-            $query['offset'] = $skip
-            $answer = Invoke-FakeAdmin -Target $target -Method GET -Path ('/requests' + (Get-QueryString $query))
-            if ($null -eq $total) { $total = [long]$answer.count }
-            $entries = @($answer.requests | Where-Object { $null -ne $_ })
-            foreach ($entry in $entries) { $entry }
-            $returned += $entries.Count
-            if ($entries.Count -lt $want) { break }
-            if ($Limit -and $returned -ge $Limit) {
-                $more = $total - $Offset - $returned
-                if ($more -gt 0) {
-                    $next = "-Offset $($Offset + $returned)"
-                    if (-not $descending) { $next = "-Since $($entries[-1].id)" }
-                    Write-Warning "Get-PassportalFakeRequest returned $returned of $($total - $Offset) matching journal entries (-Limit $Limit): $more more, which $next reads."
-                }
-                break
-            }
-            if ($descending) {
-                $skip += $entries.Count
-            } else {
-                # Oldest first: the next page starts after the last id read, so entries the journal
-                # drops meanwhile never shift a page.
-                $query['since'] = [long]$entries[-1].id
-                $skip = 0
-            }
-        }
+        Read-FakeJournal -Target $target -Query $query -Limit $Limit -Offset $Offset
     }
 }
 
@@ -115,7 +81,7 @@ function Clear-PassportalFakeRequest {
     $session | Clear-PassportalFakeRequest
     #>
     [CmdletBinding(SupportsShouldProcess)]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/requests' -What 'Clear the journal'
     }
@@ -134,7 +100,7 @@ function Get-PassportalFakeViolation {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process { @((Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/violations' -Cmdlet $PSCmdlet).violations) }
 }
 
@@ -149,7 +115,7 @@ function Get-PassportalFakeNotice {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process { @((Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/notices' -Cmdlet $PSCmdlet).notices) }
 }
 
@@ -180,7 +146,7 @@ function Get-PassportalFakeReport {
         [string] $Run,
         [string] $Tenant,
         [switch] $Partial,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -214,7 +180,7 @@ function Get-PassportalFakeHar {
     [OutputType([System.Management.Automation.PSObject], [System.IO.FileInfo])]
     param(
         [string] $OutFile,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $text = Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/har' -Raw -Cmdlet $PSCmdlet
@@ -245,7 +211,7 @@ function Clear-PassportalFakeReport {
     param(
         [string] $Run,
         [string] $Tenant,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake

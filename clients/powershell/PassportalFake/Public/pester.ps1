@@ -17,7 +17,7 @@ function Assert-PassportalFakeNoViolation {
     AfterEach { $session | Assert-PassportalFakeNoViolation }
     #>
     [CmdletBinding()]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         $finding = Get-ViolationFinding (Resolve-FakeTarget $Fake)
         if ($finding.Failed) {

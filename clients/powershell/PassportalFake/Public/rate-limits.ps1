@@ -25,7 +25,7 @@ function Add-PassportalFakeRateLimit {
         [Parameter(Mandatory)] [ValidateRange(1, 86400)] [int] $WindowSeconds,
         [ValidateLength(0, 32)] [string] $Method,
         [ValidateLength(0, 2048)] [string] $Path,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -47,7 +47,7 @@ function Get-PassportalFakeRateLimit {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         Get-FakeItem -Fake $Fake -Path '/rate-limits' -Property rateLimits -Cmdlet $PSCmdlet
     }
@@ -63,7 +63,7 @@ function Clear-PassportalFakeRateLimit {
     $session | Clear-PassportalFakeRateLimit
     #>
     [CmdletBinding(SupportsShouldProcess)]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/rate-limits' -What 'Clear rate limits'
     }
@@ -83,7 +83,7 @@ function Remove-PassportalFakeRateLimit {
     [CmdletBinding(SupportsShouldProcess)]
     param(
         [Parameter(Mandatory, Position = 0, ValueFromPipelineByPropertyName)] [ValidateNotNullOrEmpty()] [string] $Id,
-        [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] $Fake
+        [Parameter(ValueFromPipelineByPropertyName)] [Alias('Session', 'Url', 'PassportalFake')] [PassportalFakeTarget] $Fake
     )
     process {
         Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/rate-limits' -What 'rate limit' -Id $Id

@@ -9,7 +9,7 @@ function Get-PassportalFakeScenario {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/scenarios' -Cmdlet $PSCmdlet }
 }
 
@@ -34,7 +34,7 @@ function Invoke-PassportalFakeScenario {
         [Parameter(Mandatory, Position = 0)] [string] $Name,
         [hashtable] $Parameter = @{},
         [object[]] $Steps,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         Assert-FakeField -Cmdlet $PSCmdlet -Operation applyScenario -Fields $Parameter
@@ -58,7 +58,7 @@ function Clear-PassportalFakeScenario {
     $session | Clear-PassportalFakeScenario
     #>
     [CmdletBinding(SupportsShouldProcess)]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         Remove-FakeItem -Cmdlet $PSCmdlet -Fake $Fake -Path '/scenarios' -What 'Clear scenarios'
     }

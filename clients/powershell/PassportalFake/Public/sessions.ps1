@@ -30,7 +30,7 @@ function New-PassportalFakeSession {
         [string] $Run,
         [string] $Fixtures,
         [switch] $NoExpiry,
-        [Parameter(ValueFromPipeline)] [Alias('Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -51,7 +51,7 @@ function New-PassportalFakeSession {
         $session.ProxyUrl = "http://$([uri]::EscapeDataString([string]$created.id)):x@$($rootUri.Authority)"
         $session.Run = $Run
         $session.AdminToken = $target.AdminToken
-        $session.CaBundlePath = Get-FakeCaBundlePath $Fake $target
+        $session.CaBundlePath = Get-FakeCaBundlePath $target
         if ($created.PSObject.Properties.Name -contains 'keys' -and @($created.keys).Count -gt 0) {
             $session.Keys = @(@($created.keys) | ForEach-Object { ConvertTo-FakeKey $_ })
         } else {
@@ -82,7 +82,7 @@ function Get-PassportalFakeSession {
     [OutputType('PassportalFake.SessionInfo')]
     param(
         [switch] $Partial,
-        [Parameter(Position = 0, ValueFromPipeline)] [Alias('Url')] $Fake
+        [Parameter(Position = 0, ValueFromPipeline)] [Alias('Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -116,7 +116,7 @@ function Remove-PassportalFakeSession {
     param(
         [Parameter(Mandatory, Position = 0, ValueFromPipeline, ParameterSetName = 'Session')] [psobject] $Session,
         [Parameter(Mandatory, ParameterSetName = 'Id')] [ValidateNotNullOrEmpty()] [string] $Id,
-        [Parameter(ParameterSetName = 'Id')] [Alias('Url')] $Fake
+        [Parameter(ParameterSetName = 'Id')] [Alias('Url')] [PassportalFakeTarget] $Fake
     )
     process {
         if ($PSCmdlet.ParameterSetName -eq 'Session') {

@@ -86,95 +86,25 @@ function Start-PassportalFake {
     if ($UseNode -and $Image) { throw 'Give -Image or -UseNode, not both.' }
     if ($CaBundlePath -and -not $Https) { throw '-CaBundlePath needs -Https: the bundle holds the CA of the fake''s HTTPS.' }
     if (-not $PSCmdlet.ShouldProcess('Passportal fake', 'Start')) { return }
-    $variables = [ordered]@{ PROXY_AUTH = 'challenge' }
-    foreach ($key in $Option.Keys) { $variables[(ConvertTo-OptionVariable $key)] = ConvertTo-OptionValue $Option[$key] }
-    if ($AdminToken) { $variables['ADMIN_TOKEN'] = $AdminToken }
+    $variables = Get-FakeStartVariable -Option $Option -AdminToken $AdminToken
     $fixturesPath = $null
     if ($Fixtures) {
         if (-not (Test-Path -LiteralPath $Fixtures)) { throw "Fixtures not found: $Fixtures (a JSON file or a folder of per-kind files)." }
         $fixturesPath = (Resolve-Path -LiteralPath $Fixtures).Path
     }
-    $logDir = Join-Path ([System.IO.Path]::GetTempPath()) ("passportal-fake-" + [guid]::NewGuid().ToString('N').Substring(0, 12))
-    New-Item -ItemType Directory -Path $logDir | Out-Null
-    $fake = Add-FakeTypeName ([PassportalFakeServer]::new()) 'PassportalFake.Fake'
-    $fake.AdminToken = $AdminToken
-    $fake.LogDirectory = $logDir
-    [void]$script:StartedFakes.Add($fake)
+    $fake = New-FakeServer -AdminToken $AdminToken
+    $how = @{ Fake = $fake; Port = $Port; Https = $Https; FixturesPath = $fixturesPath; Variables = $variables; TimeoutSeconds = $TimeoutSeconds }
     try {
         if ($Image) {
-            $engineCommand = Find-ContainerEngine $Engine
-            $fake.Engine = $engineCommand
-            $fake.Mode = 'image'
-            $fake.Source = "the image $Image ($engineCommand)"
-            Write-Verbose "Start-PassportalFake: starting $($fake.Source)"
-            # The engine picks the host ports (-p 127.0.0.1::<port>) and says which (docker port).
-            $hostPort = ''
-            if ($Port) { $hostPort = [string]$Port }
-            $arguments = @('run', '-d', '--stop-timeout', '10', '-p', "127.0.0.1:${hostPort}:4010")
-            if ($Https) {
-                $arguments += @('-p', '127.0.0.1::4443')
-                $variables['HTTPS_PORT'] = '4443'
-            }
-            if ($fixturesPath) { $arguments += @('-v', "${fixturesPath}:/fixtures:ro") }
-            foreach ($key in $variables.Keys) { $arguments += @('-e', "$key=$($variables[$key])") }
-            $arguments += $Image
-            $output = & $engineCommand @arguments 2>&1
-            if ($LASTEXITCODE -ne 0) { throw "$engineCommand run $Image failed: $($output -join [Environment]::NewLine)" }
-            $fake.ContainerId = (@($output) | Select-Object -Last 1).ToString().Trim()
-            $fake.Watchdog = Start-ContainerWatchdog -Engine $engineCommand -ContainerId $fake.ContainerId
-            $isDead = {
-                $running = & $engineCommand inspect -f '{{.State.Running}}' $fake.ContainerId 2>$null
-                if ("$running".Trim() -ne 'true') {
-                    $logs = & $engineCommand logs $fake.ContainerId 2>&1
-                    "the container exited: $($logs -join [Environment]::NewLine)"
-                }
-            }.GetNewClosure()
-            $fake.BaseUrl = Get-ContainerUrl -Engine $engineCommand -ContainerId $fake.ContainerId -ContainerPort 4010 -Scheme http
-            if ($Https) { $fake.HttpsUrl = Get-ContainerUrl -Engine $engineCommand -ContainerId $fake.ContainerId -ContainerPort 4443 -Scheme https }
-            $failure = Wait-FakeHealth -BaseUrl $fake.BaseUrl -TimeoutSeconds $TimeoutSeconds -IsDead $isDead
-            if ($failure) { throw $failure }
+            Start-FakeImage @how -Image $Image -Engine $Engine
         } else {
-            $command = Find-FakeCommand
-            $fake.Mode = 'node'
-            $fake.Source = $command.Source
-            Write-Verbose "Start-PassportalFake: starting $($fake.Source)"
-            # Port 0: the fake takes a free port itself and announces its URL, which is read back.
-            $variables['PORT'] = [string]$Port
-            $variables['HOST'] = '127.0.0.1'
-            if ($Https) { $variables['HTTPS_PORT'] = '0' }
-            if ($fixturesPath) { $variables['FIXTURES'] = $fixturesPath }
-            $variables['LOG_FORMAT'] = 'json'
-            if (@('info', 'debug', 'trace') -notcontains $variables['LOG_LEVEL']) { $variables['LOG_LEVEL'] = 'info' }
-            $started = Start-FakeNodeProcess -Command $command -Variables $variables -LogDirectory $logDir
-            $fake.Process = $started.Process
-            $fake.Outputs = $started.Outputs
-            $announced = Wait-FakeAnnouncement -Process $fake.Process -LogDirectory $logDir -Https:$Https -TimeoutSeconds $TimeoutSeconds
-            $fake.BaseUrl = $announced.url
-            if ($Https) { $fake.HttpsUrl = $announced.httpsUrl }
-            $process = $fake.Process
-            $isDead = { if ($process.HasExited) { "it exited with status $($process.ExitCode)" } }.GetNewClosure()
-            $failure = Wait-FakeHealth -BaseUrl $fake.BaseUrl -TimeoutSeconds $TimeoutSeconds -IsDead $isDead
-            if ($failure) { throw $failure }
+            Start-FakeNode @how
         }
     } catch {
         Stop-PassportalFake -Fake $fake -Confirm:$false -ErrorAction SilentlyContinue
         throw "The Passportal fake did not start: $($_.Exception.Message)"
     }
-    $fake.AdminUrl = "$($fake.BaseUrl)/__admin"
-    $fake.RootUrl = $fake.BaseUrl
-    $fake.ProxyUrl = "http://root:x@$(([uri]$fake.BaseUrl).Authority)"
-    if ($Https) {
-        $pem = Invoke-FakeAdmin -Target $fake -Method GET -Path '/tls/ca.pem' -Raw
-        $fake.CaCertPath = Join-Path $logDir 'passportal-fake-ca.pem'
-        [System.IO.File]::WriteAllText($fake.CaCertPath, $pem)
-        if (-not $CaBundlePath) { $CaBundlePath = Join-Path $logDir 'ca-bundle.pem' }
-        $fake.CaBundlePath = Write-CaBundle -Path $CaBundlePath -FakeCaPem $pem
-    }
-    $key = Get-FakeDefaultKey $fake
-    if ($key) {
-        $fake.KeyId = $key.keyId
-        $fake.Secret = $key.secret
-    }
+    Complete-FakeStart -Fake $fake -Https:$Https -CaBundlePath $CaBundlePath
     $script:CurrentFake = $fake
     Set-VerdictBaseline $fake
     $fake

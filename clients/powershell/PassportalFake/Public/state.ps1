@@ -9,7 +9,7 @@ function Get-PassportalFakeHealth {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/health' -Cmdlet $PSCmdlet }
 }
 
@@ -25,7 +25,7 @@ function Invoke-PassportalFakeDrain {
     Invoke-PassportalFakeDrain -Url http://fake-2.fake:4010
     #>
     [CmdletBinding(SupportsShouldProcess)]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         $target = Resolve-FakeTarget $Fake
         if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Drain')) {
@@ -44,7 +44,7 @@ function Reset-PassportalFake {
     BeforeEach { $session | Reset-PassportalFake }
     #>
     [CmdletBinding(SupportsShouldProcess)]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         $target = Resolve-FakeTarget $Fake
         if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Reset')) {
@@ -70,7 +70,7 @@ function Import-PassportalFakeFixture {
     param(
         [Parameter(Mandatory, ParameterSetName = 'Path')] [string] $Path,
         [Parameter(Mandatory, ParameterSetName = 'Object')] $FixtureSet,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -94,7 +94,7 @@ function Get-PassportalFakeState {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/state' -Cmdlet $PSCmdlet }
 }
 
@@ -109,7 +109,7 @@ function Get-PassportalFakeClock {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/clock' -Cmdlet $PSCmdlet }
 }
 
@@ -130,7 +130,7 @@ function Set-PassportalFakeClock {
     param(
         [Parameter(Mandatory, ParameterSetName = 'Advance')] [long] $AdvanceSeconds,
         [Parameter(Mandatory, ParameterSetName = 'Now')] $Now,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         $target = Resolve-FakeTarget $Fake
@@ -159,7 +159,7 @@ function Revoke-PassportalFakeToken {
     #>
     [CmdletBinding(SupportsShouldProcess)]
     [OutputType([int])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process {
         $target = Resolve-FakeTarget $Fake
         if ($PSCmdlet.ShouldProcess($target.BaseUrl, 'Revoke tokens')) {
@@ -179,7 +179,7 @@ function Get-PassportalFakeSetting {
     #>
     [CmdletBinding()]
     [OutputType([System.Management.Automation.PSObject])]
-    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] $Fake)
+    param([Parameter(Position = 0, ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake)
     process { Invoke-FakeAdmin -Target (Resolve-FakeTarget $Fake) -Method GET -Path '/settings' -Cmdlet $PSCmdlet }
 }
 
@@ -197,7 +197,7 @@ function Set-PassportalFakeSetting {
     [CmdletBinding(SupportsShouldProcess)]
     param(
         [Parameter(Mandatory, Position = 0)] [hashtable] $Setting,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
         Assert-FakeField -Cmdlet $PSCmdlet -Operation updateSettings -Fields $Setting

@@ -33,8 +33,9 @@ function Get-PassportalFakeToken {
     .DESCRIPTION
     Sends x-key and x-hash (New-PassportalHash of -Content) with the body as JSON, as the
     vendor's documentation shows it (no notice), or form-encoded with -Form, as many public
-    PowerShell clients send it (the fake serves it, with a notice). A refusal throws with the
-    fake's message.
+    PowerShell clients send it (the fake serves it, with a notice). A refusal stops the command
+    with the fake's message ("The token call answered 401: ..."; error id
+    PassportalFake.Http<status>, category PermissionDenied for 401 and 403).
     .PARAMETER KeyId
     The API key's ID; default: the fake's or session's KeyId.
     .PARAMETER Secret
@@ -61,44 +62,32 @@ function Get-PassportalFakeToken {
         [string] $Scope = 'docs_api',
         [switch] $Form,
         [switch] $Json,
-        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] $Fake
+        [Parameter(ValueFromPipeline)] [Alias('Session', 'Url')] [PassportalFakeTarget] $Fake
     )
     process {
-        $source = $Fake
-        if ($null -eq $source) { $source = $script:CurrentFake }
-        $target = Resolve-FakeTarget $source
-        if (-not $KeyId -and $source -isnot [string]) { $KeyId = $source.KeyId }
-        if (-not $Secret -and $source -isnot [string]) { $Secret = $source.Secret }
-        if (-not $KeyId -or -not $Secret) { throw 'No API key: pass -KeyId and -Secret, or a fake or session that has KeyId and Secret.' }
-        $hash = New-PassportalHash -Secret $Secret -Content $Content
-        $client = Get-AdminHttpClient
-        $request = New-Object System.Net.Http.HttpRequestMessage([System.Net.Http.HttpMethod]::Post, "$($target.BaseUrl)/api/v2/auth/client_token")
-        $request.Headers.Add('x-key', $KeyId)
-        $request.Headers.Add('x-hash', $hash)
-        if ($Form -and $Json) { throw 'Give -Form or -Json, not both.' }
-        if (-not $Form) {
-            $request.Content = New-Object System.Net.Http.StringContent((ConvertTo-FakeJson @{ scope = $Scope; content = $Content }), [System.Text.Encoding]::UTF8, 'application/json')
-        } else {
-            $pairs = New-Object 'System.Collections.Generic.List[System.Collections.Generic.KeyValuePair[string,string]]'
-            $pairs.Add((New-Object 'System.Collections.Generic.KeyValuePair[string,string]' ('scope', $Scope)))
-            $pairs.Add((New-Object 'System.Collections.Generic.KeyValuePair[string,string]' ('content', $Content)))
-            $request.Content = New-Object System.Net.Http.FormUrlEncodedContent (, $pairs)
+        $target = Resolve-FakeTarget $Fake
+        $origin = $target.Origin
+        if (-not $KeyId -and $null -ne $origin) { $KeyId = $origin.KeyId }
+        if (-not $Secret -and $null -ne $origin) { $Secret = $origin.Secret }
+        if (-not $KeyId -or -not $Secret) {
+            $PSCmdlet.ThrowTerminatingError((New-FakeError 'PassportalFake.NoKey' InvalidArgument 'No API key: pass -KeyId and -Secret, or a fake or session that has KeyId and Secret.' $target))
         }
-        try {
-            $response = $client.SendAsync($request).GetAwaiter().GetResult()
-            $text = $response.Content.ReadAsStringAsync().GetAwaiter().GetResult()
-            $status = [int]$response.StatusCode
-            $response.Dispose()
-        } finally {
-            $request.Dispose()
+        if ($Form -and $Json) {
+            $PSCmdlet.ThrowTerminatingError((New-FakeError 'PassportalFake.FormAndJson' InvalidArgument 'Give -Form or -Json, not both.' $null))
+        }
+        $url = "$($target.BaseUrl)/api/v2/auth/client_token"
+        $send = @{ Method = 'POST'; Url = $url; Headers = [ordered]@{ 'x-key' = $KeyId; 'x-hash' = (New-PassportalHash -Secret $Secret -Content $Content) } }
+        $body = [ordered]@{ scope = $Scope; content = $Content }
+        if ($Form) { $send['Form'] = $body } else { $send['Json'] = $body }
+        $sent = Send-FakeHttp @send
+        if ($sent.Failure) {
+            $PSCmdlet.ThrowTerminatingError((New-FakeError 'PassportalFake.ConnectionFailed' ConnectionError "The token call (POST $url) failed: $($sent.Failure) (is the fake running? Start-PassportalFake starts one)" $url))
+        }
+        if ($sent.Status -ne 200) {
+            $PSCmdlet.ThrowTerminatingError((New-FakeError "PassportalFake.Http$($sent.Status)" (Get-HttpErrorCategory $sent.Status) "The token call answered $($sent.Status)`: $(Get-FakeAnswerMessage $sent.Text)" $url))
         }
         $answer = $null
-        try { $answer = ConvertFrom-Json -InputObject $text } catch { $answer = $null }
-        if ($status -ne 200) {
-            $message = $text
-            if ($answer -and $answer.PSObject.Properties.Name -contains 'message') { $message = $answer.message }
-            throw "The token call answered $status`: $message"
-        }
+        try { $answer = ConvertFrom-Json -InputObject $sent.Text } catch { $answer = $null }
         $answer
     }
 }

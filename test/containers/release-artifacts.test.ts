@@ -306,7 +306,8 @@ describe('npm run release:artifacts', () => {
       const result = await sh('bash', ['-c', install ?? ''], user, env, true);
       if (registry.missing.length > 0) {
         throw new Error(
-          `npm's cache (${npmCache}) does not hold ${registry.missing.join(', ')}, which the registry ` +
+          `npm's cache (${npmCache}) does not hold ${registry.missing.length} of the locked packages npm asked ` +
+            `for (${registry.missing.slice(0, 20).join(', ')}${registry.missing.length > 20 ? ', …' : ''}), which the registry ` +
             'serves from it: run `npm ci` in this checkout (it fills the cache), then run the suite again',
         );
       }

@@ -223,6 +223,8 @@ export async function startLoopbackRegistry(options: RegistryOptions): Promise<L
         npm_config_https_proxy: trapUrl,
         npm_config_noproxy: '127.0.0.1',
         npm_config_update_notifier: 'false',
+        // A refused or missing request fails at once rather than after npm's retries.
+        npm_config_fetch_retries: '0',
       };
     },
     async close() {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -10,11 +10,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLoopbackRegistry } from '../support/loopback-registry.js';
 
 /**
  * `npm run release:artifacts` (scripts/release-artifacts.mjs) builds every release artifact once,
@@ -22,10 +24,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * installed as its user would, in a fresh place each, by the commands the README and the language
  * pages print (read from the pages, between `<!-- release-install:NAME -->` markers, and run as
  * written; the registry commands against the artifacts with the registry's own offline switch):
- * the npm tarball into a scratch project (no install script announced), the wheel into a fresh venv
+ * the npm tarball into a scratch project (no install script announced), and by name from a loopback
+ * registry serving that tarball and the locked dependencies from npm's cache, the wheel into a fresh venv
  * with --no-index and a one-test pytest suite through the plugin, the .nupkg through PSResourceGet
  * from the release folder as a local repository in real pwsh and a one-test Pester suite importing
- * the module by name, and the image archive loaded into the engine and answering its health check.
+ * the module by name, and the image archive loaded into the engine and run in the foreground on
+ * port 4010 as printed, answering its health check, stopped by Ctrl-C and removed.
  * The checksums are checked with `sha256sum -c`; every SBOM validates against CycloneDX 1.6's JSON schema.
  */
 
@@ -48,6 +52,9 @@ const PESTER_NUPKG = join(
   'pester/5.7.1/pester.5.7.1.nupkg',
 );
 const IMAGE = `passportal-docs-fake:${VERSION}`;
+const DEFAULT_DOCUMENTS = (
+  JSON.parse(readFileSync(join(ROOT, 'fixtures/default/documents.json'), 'utf8')) as unknown[]
+).length;
 
 const EXPECTED = [
   `passportal-docs-fake-${VERSION}.tgz`,
@@ -82,11 +89,18 @@ interface Ran {
   output: string;
 }
 
-async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+/** Runs a command to its end; `env` adds to this process's environment, or with `only` replaces it. */
+async function sh(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  only = false,
+): Promise<Ran> {
   try {
     const { stdout, stderr } = await run(command, args, {
       cwd,
-      env: { ...process.env, ...env },
+      env: only ? env : { ...process.env, ...env },
       maxBuffer: 64 * 1024 * 1024,
       timeout: 600_000,
     });
@@ -98,6 +112,23 @@ async function sh(command: string, args: string[], cwd: string, env: NodeJS.Proc
       output: `${e.stdout ?? ''}${e.stderr ?? e.message}`,
     };
   }
+}
+
+/** Fails, naming the port, when something on this machine already listens on it. */
+function portFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `port ${port} is taken on this machine (${error.code}): the page's \`docker run\` publishes ` +
+            `${port}, so this test needs it free; stop what listens on ${port} and run the suite again`,
+        ),
+      ),
+    );
+    // Every address, as the engine publishes it.
+    server.listen(port, () => server.close(() => resolve()));
+  });
 }
 
 /** The code block that follows `<!-- release-install:NAME -->` in a page, as the page prints it. */
@@ -255,6 +286,48 @@ describe('npm run release:artifacts', () => {
     expect(bin).toEqual({ status: 0, output: `${VERSION}\n` });
   });
 
+  it('`npm install --save-dev passportal-docs-fake` runs as docs/install.md prints it, against a loopback registry serving the release tarball', async () => {
+    const install = commands('docs/install.md', 'registry')[0];
+    expect(install).toBe('npm install --save-dev passportal-docs-fake');
+    // npm has no switch that resolves a name from a file: a registry on 127.0.0.1 serves the
+    // release's tarball by name and every locked dependency from npm's cache; every other host is
+    // a proxy that refuses (test/support/loopback-registry.ts).
+    const npmCache = (await sh('npm', ['config', 'get', 'cache'], ROOT)).output.trim();
+    const registry = await startLoopbackRegistry({
+      tarball: join(release, `passportal-docs-fake-${VERSION}.tgz`),
+      lockFile: join(ROOT, 'package-lock.json'),
+      npmCache,
+    });
+    const user = join(scratch, 'registry-user');
+    mkdirSync(user);
+    writeFileSync(join(user, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    const env = registry.npmEnv(join(scratch, 'registry-npm'));
+    try {
+      const result = await sh('bash', ['-c', install ?? ''], user, env, true);
+      if (registry.missing.length > 0) {
+        throw new Error(
+          `npm's cache (${npmCache}) does not hold ${registry.missing.length} of the locked packages npm asked ` +
+            `for (${registry.missing.slice(0, 20).join(', ')}${registry.missing.length > 20 ? ', …' : ''}), which the registry ` +
+            'serves from it: run `npm ci` in this checkout (it fills the cache), then run the suite again',
+        );
+      }
+      expect(registry.escapes).toEqual([]);
+      expect(result.status, result.output).toBe(0);
+      expect(registry.requests).toContain(`GET /passportal-docs-fake/-/passportal-docs-fake-${VERSION}.tgz`);
+      const warnings = result.output.split('\n').filter((line) => /warn/i.test(line) && /script/i.test(line));
+      expect(warnings).toEqual([]);
+      const consumer = JSON.parse(readFileSync(join(user, 'package.json'), 'utf8')) as {
+        devDependencies: Record<string, string>;
+      };
+      expect(consumer.devDependencies).toEqual({ 'passportal-docs-fake': `^${VERSION}` });
+      const bin = await sh('npx', ['passportal-docs-fake', '--version'], user, env, true);
+      expect(bin).toEqual({ status: 0, output: `${VERSION}\n` });
+      expect(registry.escapes).toEqual([]);
+    } finally {
+      await registry.close();
+    }
+  }, 300_000);
+
   it('the wheel installs into a fresh venv with --no-index and its plugin runs a pytest suite against the installed fake', async () => {
     const lines = commands('docs/python.md', 'artifacts');
     expect(lines).toEqual([
@@ -298,7 +371,7 @@ describe('npm run release:artifacts', () => {
     // The registry's command, offline against the release folder (pip's own switches).
     const registry = commands('docs/python.md', 'registry');
     expect(registry).toEqual(['pip install passportal-docs-fake']);
-    // docs/install.md prints the same (beside npm's by name, which needs the registry).
+    // docs/install.md prints the same (beside npm's by name, run against a loopback registry above).
     expect(commands('docs/install.md', 'registry')).toEqual([
       'npm install --save-dev passportal-docs-fake',
       ...registry,
@@ -386,31 +459,67 @@ describe('npm run release:artifacts', () => {
     expect(again.status).toBe(0);
   }, 300_000);
 
-  it('the image archive loads into the engine (docker load, as the page prints it) and answers its health check', async () => {
+  it('the image archive loads and runs as docs/install.md prints them: in the foreground on port 4010 with the default fixtures, stopped by Ctrl-C and removed', async () => {
     const lines = commands('docs/install.md', 'image');
-    expect(lines[0]).toBe('docker load -i ./release/passportal-docs-fake-*.oci.tar');
+    expect(lines).toEqual([
+      'docker load -i ./release/passportal-docs-fake-*.oci.tar',
+      `docker run --rm -p 4010:4010 ${IMAGE}`,
+    ]);
     const loaded = await sh('bash', ['-c', lines[0] ?? ''], project);
     expect(loaded.status, loaded.output).toBe(0);
-    expect(loaded.output).toContain(`passportal-docs-fake:${VERSION}`);
-    const started = await sh(
-      'docker',
-      ['run', '-d', '--rm', '--stop-timeout', '10', '-p', '127.0.0.1::4010', IMAGE],
-      project,
-    );
-    expect(started.status, started.output).toBe(0);
-    const id = started.output.trim().split('\n').at(-1) ?? '';
+    expect(loaded.output).toContain(IMAGE);
+    // The command as a user types it: the docker client in the foreground, holding the terminal.
+    await portFree(4010);
+    const containers = async () =>
+      (await sh('docker', ['ps', '-a', '-q', '--no-trunc'], project)).output
+        .split('\n')
+        .filter((l) => l !== '');
+    const before = await containers();
+    const [docker = '', ...args] = (lines[1] ?? '').split(' ');
+    const client = spawn(docker, args, { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    client.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    client.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => client.on('close', (code) => resolve(code)));
     try {
-      const port = (await sh('docker', ['port', id, '4010/tcp'], project)).output.trim().split(':').at(-1);
-      let health: { status?: string } = {};
-      for (let i = 0; i < 120 && health.status !== 'ok'; i++) {
-        health = await fetch(`http://127.0.0.1:${port}/__admin/health`)
-          .then((r) => r.json() as Promise<{ status?: string }>)
+      let health: { status?: string; documents?: number } = {};
+      for (let i = 0; i < 120 && health.status !== 'ok' && client.exitCode === null; i++) {
+        health = await fetch('http://127.0.0.1:4010/__admin/health')
+          .then((r) => r.json() as Promise<typeof health>)
           .catch(() => ({}));
         if (health.status !== 'ok') await new Promise((r) => setTimeout(r, 500));
       }
-      expect(health.status).toBe('ok');
+      expect(health.status, output).toBe('ok');
+      // The image's own fixture set: every document of fixtures/default.
+      expect(health.documents).toBe(DEFAULT_DOCUMENTS);
+      // The container the command made: the one that was not there before it.
+      const now = (await containers()).filter((c) => !before.includes(c));
+      expect(now).toHaveLength(1);
+      const id = now[0] ?? '';
+      // Ctrl-C: SIGINT to the client, which passes it on; the fake closes and the client ends with
+      // the container's status, 0.
+      client.kill('SIGINT');
+      const code = await Promise.race([
+        exited,
+        new Promise<string>((r) => setTimeout(() => r('still running'), 30_000)),
+      ]);
+      expect(code, output).toBe(0);
+      // --rm: the container is gone (the engine may take a moment after the client returns).
+      let left = await containers();
+      for (let i = 0; i < 40 && left.includes(id); i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        left = await containers();
+      }
+      expect(left).not.toContain(id);
     } finally {
-      await sh('docker', ['rm', '-f', id], project);
+      if (client.exitCode === null) client.kill('SIGKILL');
+      // Whatever the command left behind when a check above failed.
+      const extra = (await containers()).filter((c) => !before.includes(c));
+      if (extra.length > 0) await sh('docker', ['rm', '-f', ...extra], project);
     }
   }, 300_000);
 });

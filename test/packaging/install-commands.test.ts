@@ -7,15 +7,15 @@ import { describe, expect, it } from 'vitest';
  * Every command the README and docs/ show for installing the fake, its helpers or Pester is one
  * that test/containers/release-artifacts.test.ts runs: the commands printed in the blocks marked
  * `<!-- release-install:NAME -->` (which that suite reads from the pages and runs as written, the
- * registry ones against the release's files with the registry's offline switch). A command
- * printed anywhere else must be, word for word, one of those. The few lines of those blocks that
- * no test can run as printed here (they need a registry with no offline switch, the network or a
- * foreground engine) are listed below with the reason, and nothing else may join them unnoticed.
+ * registry ones against the release's files: pip's and PSResourceGet's offline switches, and npm
+ * against a loopback registry serving the release tarball and the locked dependencies from npm's
+ * cache). A command printed anywhere else must be, word for word, one of those. The lines of
+ * those blocks that no test can run as printed here (they need the network) are listed below
+ * with the reason, and nothing else may join them unnoticed.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
-const VERSION = (JSON.parse(read('package.json')) as { version: string }).version;
 const PAGES = [
   'README.md',
   ...readdirSync(join(ROOT, 'docs'))
@@ -32,10 +32,6 @@ const RUN_BLOCKS: Record<string, string[]> = {
 
 /** Lines of those blocks that no test runs as printed, and why. */
 const NOT_RUN_AS_PRINTED: Record<string, string> = {
-  'npm install --save-dev passportal-docs-fake':
-    'needs the npm registry (npm has no switch that resolves a name from a local file); the tarball it serves is installed instead',
-  [`docker run --rm -p 4010:4010 passportal-docs-fake:${VERSION}`]:
-    'a foreground container on a fixed port; the test starts the loaded image detached on a free port',
   'Invoke-WebRequest https://www.nuget.org/api/v2/package/Pester/5.7.1 -OutFile pester.zip':
     "the network; the test takes the same file from NuGet's cache",
 };

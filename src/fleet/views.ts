@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DRAINING_RETRY_AFTER_S, drainingRefusal } from './drain.js';
 import type { Fleet, Peer } from './fleet.js';
 import { askPeer, type PeerAnswer, replicaUnavailable } from './forward.js';
+import { pathOfUrl, queryOf } from './request-url.js';
 
 /**
  * Views across the fleet: a request for one (the session list) received from a client is asked of
@@ -20,12 +21,6 @@ import { askPeer, type PeerAnswer, replicaUnavailable } from './forward.js';
 export function isFleetView(method: string, path: string): boolean {
   if (path === '/__admin/sessions') return method === 'GET' || method === 'POST';
   return path === '/__admin/report' && (method === 'GET' || method === 'DELETE');
-}
-
-/** The query of a request URL. */
-function queryOf(url: string): URLSearchParams {
-  const query = url.indexOf('?');
-  return new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
 }
 
 function asksPartial(url: string): boolean {
@@ -123,7 +118,7 @@ function shareQuestion(req: IncomingMessage, format?: string): IncomingMessage {
   const query = queryOf(url);
   query.delete('partial');
   if (format !== undefined) query.set('format', format);
-  const path = url.indexOf('?') < 0 ? url : url.slice(0, url.indexOf('?'));
+  const path = pathOfUrl(url);
   // askPeer reads the method, URL and headers of the question alone.
   return { method: req.method, url: `${path}?${query}`, headers: req.headers } as IncomingMessage;
 }

@@ -117,9 +117,14 @@ export class Fleet {
     return this.ownerOfSession(token);
   }
 
+  /** Every replica of the fleet, this one included, by ordinal. */
+  peersByOrdinal(): Peer[] {
+    return [...this.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
+  }
+
   /** This replica's ordinal and which peers accept connections (probed at once, half a second each). */
   async health(): Promise<FleetHealth> {
-    const peers = [...this.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
+    const peers = this.peersByOrdinal();
     const up = await Promise.all(
       peers.map((peer) => (peer.ordinal === this.ordinal ? true : accepts(peer.url))),
     );

@@ -65,7 +65,7 @@ export async function answerFleetView(
     else await answerRunReport(fleet, req, res, run, fail);
     return;
   }
-  const peers = [...fleet.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
+  const peers = fleet.peersByOrdinal();
   const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, req)));
   const refused = answers.find((answer) => answer !== undefined && answer.status !== 200);
   if (refused !== undefined) {
@@ -103,11 +103,6 @@ export async function answerFleetView(
 
 /** The formats a run's report is rendered in. */
 const REPORT_FORMATS = new Set(['json', 'junit', 'ctrf', 'markdown']);
-
-/** Every replica, by ordinal. */
-function peersOf(fleet: Fleet): Peer[] {
-  return [...fleet.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
-}
 
 /**
  * `req` as the question each replica is asked for its share of a run: the same method, query and
@@ -161,7 +156,7 @@ async function answerRunReport(
     fail();
     return;
   }
-  const peers = peersOf(fleet);
+  const peers = fleet.peersByOrdinal();
   const question = shareQuestion(req, 'json');
   const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, question)));
   const refused = answers.find((a) => a !== undefined && a.status !== 200 && a.status !== 404);
@@ -212,7 +207,7 @@ async function clearRunEverywhere(
   res: ServerResponse,
   fail: (error?: unknown) => void,
 ): Promise<void> {
-  const peers = peersOf(fleet);
+  const peers = fleet.peersByOrdinal();
   const question = shareQuestion(req);
   const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, question)));
   const missing = peers.filter((_, index) => answers[index] === undefined).map((peer) => peer.ordinal);

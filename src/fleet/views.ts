@@ -101,9 +101,6 @@ export async function answerFleetView(
   res.end(body);
 }
 
-/** The formats a run's report is rendered in. */
-const REPORT_FORMATS = new Set(['json', 'junit', 'ctrf', 'markdown']);
-
 /**
  * `req` as the question each replica is asked for its share of a run: the same method, query and
  * credentials, without `partial` (a replica answers for itself alone), in `format` when given.
@@ -151,8 +148,8 @@ async function answerRunReport(
 ): Promise<void> {
   const combiner = fleet.runReports;
   const format = queryOf(req.url ?? '/').get('format') ?? 'json';
-  // A format the spec does not know is refused here as in one process (400 invalidParameter).
-  if (combiner === undefined || !REPORT_FORMATS.has(format)) {
+  // A format the harness does not render is refused here as in one process (400 invalidParameter).
+  if (combiner === undefined || !combiner.renders(format)) {
     fail();
     return;
   }

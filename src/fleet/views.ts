@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DRAINING_RETRY_AFTER_S, drainingRefusal } from './drain.js';
 import type { Fleet, Peer } from './fleet.js';
-import { askPeer, type PeerAnswer, replicaUnavailable } from './forward.js';
+import { askPeer, type PeerAnswer, type PeerQuestion, replicaUnavailable } from './forward.js';
 import { pathOfUrl, queryOf } from './request-url.js';
 
 /**
@@ -105,14 +105,13 @@ export async function answerFleetView(
  * `req` as the question each replica is asked for its share of a run: the same method, query and
  * credentials, without `partial` (a replica answers for itself alone), in `format` when given.
  */
-function shareQuestion(req: IncomingMessage, format?: string): IncomingMessage {
+function shareQuestion(req: IncomingMessage, format?: string): PeerQuestion {
   const url = req.url ?? '/';
   const query = queryOf(url);
   query.delete('partial');
   if (format !== undefined) query.set('format', format);
   const path = pathOfUrl(url);
-  // askPeer reads the method, URL and headers of the question alone.
-  return { method: req.method, url: `${path}?${query}`, headers: req.headers } as IncomingMessage;
+  return { method: req.method, url: `${path}?${query}`, headers: req.headers };
 }
 
 /** Relays a replica's refusal (401, 403, 400...) as it is. */

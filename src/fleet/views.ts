@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DRAINING_RETRY_AFTER_S, drainingRefusal } from './drain.js';
 import type { Fleet, Peer } from './fleet.js';
 import { askPeer, type PeerAnswer, type PeerQuestion, replicaUnavailable } from './forward.js';
 import { pathOfUrl, queryOf } from './request-url.js';
@@ -15,11 +14,10 @@ import { pathOfUrl, queryOf } from './request-url.js';
 /**
  * Whether a request from a client is the fleet's to answer before dispatch: the session list
  * (`GET /__admin/sessions`), a run's report and its clearing (`GET`/`DELETE /__admin/report`,
- * with `run`; without it each replica's own root report), and a session creation (`POST
- * /__admin/sessions`, refused while this replica is drained).
+ * with `run`; without it each replica's own root report).
  */
 export function isFleetView(method: string, path: string): boolean {
-  if (path === '/__admin/sessions') return method === 'GET' || method === 'POST';
+  if (path === '/__admin/sessions') return method === 'GET';
   return path === '/__admin/report' && (method === 'GET' || method === 'DELETE');
 }
 
@@ -38,9 +36,9 @@ function sessionsOf(answer: PeerAnswer): unknown[] | undefined {
 }
 
 /**
- * Answers what `isFleetView` names: a session creation refused while drained (else served here),
- * a run's report or its clearing from every replica (else this replica's own report), the
- * session list from every replica. `fail` gets the errors (with no argument: served here).
+ * Answers what `isFleetView` names: a run's report or its clearing from every replica (else this
+ * replica's own report), the session list from every replica. `fail` gets the errors (with no
+ * argument: served here).
  */
 export async function answerFleetView(
   fleet: Fleet,
@@ -49,15 +47,6 @@ export async function answerFleetView(
   fail: (error?: unknown) => void,
 ): Promise<void> {
   const url = req.url ?? '/';
-  if (req.method === 'POST') {
-    if (!fleet.draining) {
-      fail();
-      return;
-    }
-    res.setHeader('retry-after', String(DRAINING_RETRY_AFTER_S));
-    fail(drainingRefusal(fleet));
-    return;
-  }
   if (url.startsWith('/__admin/report')) {
     const run = queryOf(url).get('run');
     if (run === null) fail();

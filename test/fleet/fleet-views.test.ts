@@ -1,9 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
+import { fakeProcesses } from '../support/fake-processes.js';
 import { startReplica } from '../support/fleet-kit.js';
 import { callJson as call, freePort } from '../support/json-call.js';
 import { accessToken } from '../support/request-token.js';
@@ -19,12 +17,7 @@ import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 const SECRET = 'fleet-secret-for-the-view-tests-0123';
 const RUN = 'nightly-42';
-const dir = mkdtempSync(join(tmpdir(), 'fake-fleet-views-'));
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const child of children.splice(0)) await killChild(child);
-  rmSync(dir, { recursive: true, force: true });
-});
+const { children } = fakeProcesses('fake-fleet-views-', 'file');
 
 interface RunReportBody {
   instance: string;

@@ -1,9 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/index.js';
+import { fakeProcesses } from '../support/fake-processes.js';
 import { type Body, callJson as call, documentName } from '../support/json-call.js';
 import { viaProxy } from '../support/proxy-tunnel.js';
 import { accessToken } from '../support/request-token.js';
@@ -18,15 +17,10 @@ import { ACME_KEY, SMALL_SET, textEntry } from '../support/test-server.js';
  * before the restart stays gone.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'fake-sessions-kept-'));
+const { dir, children } = fakeProcesses('fake-sessions-kept-', 'test');
 const tlsDir = join(dir, 'tls');
 /** The CA the fake makes in `tlsDir`, which the proxy's tunnels are checked against. */
 const caFile = join(tlsDir, 'ca.pem');
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) await killChild(child);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Started {
   url: string;

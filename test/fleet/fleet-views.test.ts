@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
+import { createMockServer } from '../../src/index.js';
 import { fakeProcesses } from '../support/fake-processes.js';
 import { startReplica } from '../support/fleet-kit.js';
 import { callJson as call, freePort } from '../support/json-call.js';
@@ -214,4 +215,29 @@ describe('views across a fleet of three replicas', () => {
     expect(text.status).toBe(200);
     expect(text.headers.get('x-fake-fleet-missing')).toBe('2');
   }, 60_000);
+});
+
+describe('a drained replica in process', () => {
+  it('refuses a session from the programmatic API as from the admin API: 503 replicaDraining, Retry-After 1', async () => {
+    const mock = await createMockServer({
+      fixtures: SMALL_SET,
+      fleetPeers: '0=http://127.0.0.1:1',
+      fleetOrdinal: 0,
+      fleetSecret: SECRET,
+    });
+    try {
+      const before = await mock.session();
+      expect(before.id.startsWith('f0-')).toBe(true);
+      mock.drain();
+      await expect(mock.session()).rejects.toMatchObject({ kind: 'replicaDraining', retryAfter: 1 });
+      const url = await mock.listen(0, '127.0.0.1');
+      const refused = await call('POST', `${url}/__admin/sessions`, {});
+      expect(refused.status).toBe(503);
+      expect(refused.retryAfter).toBe('1');
+      // A session URL creates no session, drained or not.
+      expect((await call('POST', `${url}/sessions/${before.id}/__admin/sessions`, {})).status).toBe(403);
+    } finally {
+      await mock.close();
+    }
+  });
 });

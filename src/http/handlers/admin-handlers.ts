@@ -2,7 +2,7 @@ import type { Settings } from '../../config.js';
 import type { OperationContext, OperationTable } from '../../contract/operation-handler.js';
 import type { AdminOperationId } from '../../contract/operation-ids.js';
 import { ApiError } from '../../errors.js';
-import { drainingRefusal, drainReplica } from '../../fleet/drain.js';
+import { drainReplica } from '../../fleet/drain.js';
 import type { Fleet } from '../../fleet/fleet.js';
 import type { ExpectedViolationInput } from '../../harness/controls/expected-violations.js';
 import type { FaultInput } from '../../harness/controls/faults.js';
@@ -254,8 +254,6 @@ export function createAdminHandlers(
           'Forbidden: a session manages itself only; create sessions from the root URL (/__admin/sessions)',
         );
       }
-      // A drained fleet replica creates no more sessions: the balancer tries another (503, Retry-After).
-      if (fleet?.draining === true) throw drainingRefusal(fleet);
       const { fixtures, ...options } = (context.request.body ?? {}) as SessionOptions & {
         fixtures?: unknown;
       };

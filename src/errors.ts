@@ -410,6 +410,8 @@ export class ApiError extends Error {
    * `foreignDocument`, `batchRefusedWhole`...
    */
   readonly mark: BehaviourMark | undefined;
+  /** Seconds the client is told to wait before it asks again (`Retry-After`), when the answer says. */
+  retryAfter: number | undefined = undefined;
 
   constructor(kind: ErrorKindName, message?: string, errors?: Violation[], mark?: BehaviourMark) {
     const def: ErrorKind = ERROR_KINDS[kind];

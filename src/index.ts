@@ -131,8 +131,8 @@ export interface MockServer extends InstanceControls {
   listen(port?: number, host?: string): Promise<string>;
   /**
    * Creates an isolated session (POST /__admin/sessions): from `fixtures` (object or path), or
-   * from the root's reset point. Throws ApiError `tooManySessions` at the cap, FixtureError for
-   * a bad set. With `{ keys: 'own' }` the session gets API keys of its own (one per organization,
+   * from the root's reset point. Throws ApiError `tooManySessions` at the cap, `replicaDraining`
+   * on a drained fleet replica, FixtureError for a bad set. With `{ keys: 'own' }` the session gets API keys of its own (one per organization,
    * random), and requests at the root URL that use them, or tokens issued to them, reach it.
    */
   session(fixtures?: string | FixtureSet, creation?: SessionOptions): Promise<MockSession>;
@@ -229,6 +229,8 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
     memory: budget,
     tenants,
     adminToken: options.adminToken,
+    // A drained fleet replica creates no more sessions (503 replicaDraining with Retry-After).
+    creationRefusal: () => (fleet?.draining === true ? drainingRefusal(fleet) : undefined),
   });
   if (options.scenario !== undefined) applyScenarioFiles(options.scenario, root, powers.checks);
   const fixturesPath = typeof fixtures === 'string' ? fixtures : options.fixtures;
@@ -315,7 +317,6 @@ export async function createMockServer(input: MockServerOptions = {}): Promise<M
       drainReplica(fleet);
     },
     async session(sessionFixtures, creation) {
-      if (fleet?.draining === true) throw drainingRefusal(fleet);
       const created = await powers.openSession(
         sessionFixtures === undefined ? undefined : () => datasetOf(sessionFixtures),
         creation,

@@ -9,7 +9,7 @@ import type { Fleet } from './fleet.js';
  */
 
 /** Seconds a client (or balancer) is told to wait before it asks to create a session again. */
-export const DRAINING_RETRY_AFTER_S = 1;
+const DRAINING_RETRY_AFTER_S = 1;
 
 /** Drains `fleet`'s replica; `notInFleet` (409) for a fake started without `--fleet-peers`. */
 export function drainReplica(fleet: Fleet | undefined): { ordinal: number; draining: true } {
@@ -22,10 +22,12 @@ export function drainReplica(fleet: Fleet | undefined): { ordinal: number; drain
   return { ordinal: fleet.ordinal, draining: true };
 }
 
-/** The answer to a session creation on a drained replica. */
+/** The answer to a session creation on a drained replica, with its `Retry-After`. */
 export function drainingRefusal(fleet: Fleet): ApiError {
-  return new ApiError(
+  const refusal = new ApiError(
     'replicaDraining',
     `replica ${fleet.ordinal} is draining and creates no more sessions; create it on another replica`,
   );
+  refusal.retryAfter = DRAINING_RETRY_AFTER_S;
+  return refusal;
 }

@@ -55,13 +55,16 @@ function accepts(url: URL): Promise<boolean> {
 
 /**
  * Combines the replicas' JSON reports of one run into the run's report in `format`, `extra` added
- * to the JSON (the server's harness builds and renders reports; the fleet only gathers them).
+ * to the JSON (the server's harness builds and renders reports and knows their formats; the fleet
+ * only gathers them).
  */
-export interface FleetRunReports {
+export interface FleetRunReports<Format extends string = string> {
+  /** Whether a run's report is rendered in `format` (another is the one process's 400). */
+  renders(format: string): format is Format;
   combine(
     label: string,
     reports: readonly unknown[],
-    format: string,
+    format: Format,
     extra: Record<string, unknown>,
   ): { text: string; mediaType: string };
 }
@@ -117,9 +120,14 @@ export class Fleet {
     return this.ownerOfSession(token);
   }
 
+  /** Every replica of the fleet, this one included, by ordinal. */
+  peersByOrdinal(): Peer[] {
+    return [...this.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
+  }
+
   /** This replica's ordinal and which peers accept connections (probed at once, half a second each). */
   async health(): Promise<FleetHealth> {
-    const peers = [...this.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
+    const peers = this.peersByOrdinal();
     const up = await Promise.all(
       peers.map((peer) => (peer.ordinal === this.ordinal ? true : accepts(peer.url))),
     );

@@ -60,8 +60,11 @@ const MAX_PEER_ANSWER_BYTES = 16 * 1024 * 1024;
 /** Time a peer has for its whole answer to a fleet-wide view. */
 const ANSWER_TIMEOUT_MS = 5000;
 
+/** What a request to a peer is made of: a received request, or a question a fleet view asks. */
+export type PeerQuestion = Pick<IncomingMessage, 'method' | 'url' | 'headers'>;
+
 /** `req` as a request to `peer`: its method, path and passable headers, with this replica's hop marker. */
-function hopRequest(fleet: Fleet, peer: Peer, req: IncomingMessage, { bodiless }: { bodiless: boolean }) {
+function hopRequest(fleet: Fleet, peer: Peer, req: PeerQuestion, { bodiless }: { bodiless: boolean }) {
   const path = req.url ?? '/';
   const method = req.method ?? 'GET';
   const headers = passable(req.headers);
@@ -79,13 +82,13 @@ function hopRequest(fleet: Fleet, peer: Peer, req: IncomingMessage, { bodiless }
 }
 
 /**
- * Asks `peer` the bodiless request `req` names (same method, path and headers) with this
+ * Asks `peer` the bodiless request `question` names (same method, path and headers) with this
  * replica's hop marker, so it answers for itself alone. Undefined when it does not connect within
  * a second, does not answer within five, or answers more than 16 MiB.
  */
-export function askPeer(fleet: Fleet, peer: Peer, req: IncomingMessage): Promise<PeerAnswer | undefined> {
+export function askPeer(fleet: Fleet, peer: Peer, question: PeerQuestion): Promise<PeerAnswer | undefined> {
   return new Promise((resolve) => {
-    const outgoing = hopRequest(fleet, peer, req, { bodiless: true });
+    const outgoing = hopRequest(fleet, peer, question, { bodiless: true });
     outgoing.setTimeout(ANSWER_TIMEOUT_MS);
     const connect = setTimeout(() => outgoing.destroy(new Error('connect timeout')), CONNECT_TIMEOUT_MS);
     const whole = setTimeout(() => outgoing.destroy(new Error('answer timeout')), ANSWER_TIMEOUT_MS);

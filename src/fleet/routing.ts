@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { type Fleet, HOP_HEADER } from './fleet.js';
 import { forwardTo } from './forward.js';
+import { pathOfUrl, queryOf } from './request-url.js';
 import { answerFleetView, isFleetView } from './views.js';
 
 const SESSION_PREFIX = '/sessions/';
@@ -91,23 +92,12 @@ const ANSWERED_BY_EVERY_REPLICA: ReadonlyArray<{
   },
 ];
 
-function queryOf(url: string): URLSearchParams {
-  const query = url.indexOf('?');
-  return new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
-}
-
 const isAdminPath = (path: string): boolean => path === '/__admin' || path.startsWith('/__admin/');
 
 /** Whether a root admin call is served by the root instance, so on replica 0. */
 function isRootAdminCall(path: string, url: string): boolean {
   if (!isAdminPath(path)) return false;
   return !ANSWERED_BY_EVERY_REPLICA.some((exception) => exception.matches(path, url));
-}
-
-/** The path of a request URL without its query. */
-function pathOfUrl(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DRAINING_RETRY_AFTER_S, drainingRefusal } from './drain.js';
 import type { Fleet, Peer } from './fleet.js';
-import { askPeer, type PeerAnswer, replicaUnavailable } from './forward.js';
+import { askPeer, type PeerAnswer, type PeerQuestion, replicaUnavailable } from './forward.js';
+import { pathOfUrl, queryOf } from './request-url.js';
 
 /**
  * Views across the fleet: a request for one (the session list) received from a client is asked of
@@ -14,18 +14,11 @@ import { askPeer, type PeerAnswer, replicaUnavailable } from './forward.js';
 /**
  * Whether a request from a client is the fleet's to answer before dispatch: the session list
  * (`GET /__admin/sessions`), a run's report and its clearing (`GET`/`DELETE /__admin/report`,
- * with `run`; without it each replica's own root report), and a session creation (`POST
- * /__admin/sessions`, refused while this replica is drained).
+ * with `run`; without it each replica's own root report).
  */
 export function isFleetView(method: string, path: string): boolean {
-  if (path === '/__admin/sessions') return method === 'GET' || method === 'POST';
+  if (path === '/__admin/sessions') return method === 'GET';
   return path === '/__admin/report' && (method === 'GET' || method === 'DELETE');
-}
-
-/** The query of a request URL. */
-function queryOf(url: string): URLSearchParams {
-  const query = url.indexOf('?');
-  return new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
 }
 
 function asksPartial(url: string): boolean {
@@ -43,9 +36,9 @@ function sessionsOf(answer: PeerAnswer): unknown[] | undefined {
 }
 
 /**
- * Answers what `isFleetView` names: a session creation refused while drained (else served here),
- * a run's report or its clearing from every replica (else this replica's own report), the
- * session list from every replica. `fail` gets the errors (with no argument: served here).
+ * Answers what `isFleetView` names: a run's report or its clearing from every replica (else this
+ * replica's own report), the session list from every replica. `fail` gets the errors (with no
+ * argument: served here).
  */
 export async function answerFleetView(
   fleet: Fleet,
@@ -54,15 +47,6 @@ export async function answerFleetView(
   fail: (error?: unknown) => void,
 ): Promise<void> {
   const url = req.url ?? '/';
-  if (req.method === 'POST') {
-    if (!fleet.draining) {
-      fail();
-      return;
-    }
-    res.setHeader('retry-after', String(DRAINING_RETRY_AFTER_S));
-    fail(drainingRefusal(fleet));
-    return;
-  }
   if (url.startsWith('/__admin/report')) {
     const run = queryOf(url).get('run');
     if (run === null) fail();
@@ -70,7 +54,7 @@ export async function answerFleetView(
     else await answerRunReport(fleet, req, res, run, fail);
     return;
   }
-  const peers = [...fleet.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
+  const peers = fleet.peersByOrdinal();
   const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, req)));
   const refused = answers.find((answer) => answer !== undefined && answer.status !== 200);
   if (refused !== undefined) {
@@ -106,26 +90,17 @@ export async function answerFleetView(
   res.end(body);
 }
 
-/** The formats a run's report is rendered in. */
-const REPORT_FORMATS = new Set(['json', 'junit', 'ctrf', 'markdown']);
-
-/** Every replica, by ordinal. */
-function peersOf(fleet: Fleet): Peer[] {
-  return [...fleet.peers.values()].sort((a, b) => a.ordinal - b.ordinal);
-}
-
 /**
  * `req` as the question each replica is asked for its share of a run: the same method, query and
  * credentials, without `partial` (a replica answers for itself alone), in `format` when given.
  */
-function shareQuestion(req: IncomingMessage, format?: string): IncomingMessage {
+function shareQuestion(req: IncomingMessage, format?: string): PeerQuestion {
   const url = req.url ?? '/';
   const query = queryOf(url);
   query.delete('partial');
   if (format !== undefined) query.set('format', format);
-  const path = url.indexOf('?') < 0 ? url : url.slice(0, url.indexOf('?'));
-  // askPeer reads the method, URL and headers of the question alone.
-  return { method: req.method, url: `${path}?${query}`, headers: req.headers } as IncomingMessage;
+  const path = pathOfUrl(url);
+  return { method: req.method, url: `${path}?${query}`, headers: req.headers };
 }
 
 /** Relays a replica's refusal (401, 403, 400...) as it is. */
@@ -161,12 +136,12 @@ async function answerRunReport(
 ): Promise<void> {
   const combiner = fleet.runReports;
   const format = queryOf(req.url ?? '/').get('format') ?? 'json';
-  // A format the spec does not know is refused here as in one process (400 invalidParameter).
-  if (combiner === undefined || !REPORT_FORMATS.has(format)) {
+  // A format the harness does not render is refused here as in one process (400 invalidParameter).
+  if (combiner === undefined || !combiner.renders(format)) {
     fail();
     return;
   }
-  const peers = peersOf(fleet);
+  const peers = fleet.peersByOrdinal();
   const question = shareQuestion(req, 'json');
   const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, question)));
   const refused = answers.find((a) => a !== undefined && a.status !== 200 && a.status !== 404);
@@ -217,7 +192,7 @@ async function clearRunEverywhere(
   res: ServerResponse,
   fail: (error?: unknown) => void,
 ): Promise<void> {
-  const peers = peersOf(fleet);
+  const peers = fleet.peersByOrdinal();
   const question = shareQuestion(req);
   const answers = await Promise.all(peers.map((peer) => askPeer(fleet, peer, question)));
   const missing = peers.filter((_, index) => answers[index] === undefined).map((peer) => peer.ordinal);

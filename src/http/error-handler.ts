@@ -67,6 +67,7 @@ export function createErrorHandler({ onUnexpected }: ErrorHandlerOptions): Error
     // Unset when the request failed before an instance was picked (an unknown session).
     const instance = state.instance;
     const answer = renderError(apiError, state.requestId, instance?.fake.settings.errorSuccess);
+    if (apiError.retryAfter !== undefined) res.setHeader('retry-after', String(apiError.retryAfter));
     sendJson(res, answer.status, answer.text, answer.bytes);
   };
 }

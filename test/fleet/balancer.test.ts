@@ -1,16 +1,22 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/index.js';
 import { startReplica } from '../support/fleet-kit.js';
-import { callJson as call, freePort } from '../support/json-call.js';
+import { type Body, callJson as call, documentName, freePort } from '../support/json-call.js';
 import { type Balancer, requireNginx, startBalancer } from '../support/nginx.js';
+import {
+  openTunnel,
+  type ProxyAnswer,
+  parseBody,
+  proxyAuth,
+  VENDOR_HOST,
+  viaProxy,
+} from '../support/proxy-tunnel.js';
 import { killChild } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET, textEntry } from '../support/test-server.js';
 
@@ -29,9 +35,7 @@ const dir = mkdtempSync(join(tmpdir(), 'fleet-balancer-'));
 const tlsDir = join(dir, 'tls');
 const SECRET = randomBytes(32).toString('hex');
 const RUN = 'fleet-acceptance';
-const VENDOR_HOST = 'us-clover.passportalmsp.com';
 
-type Body = Record<string, unknown>;
 type Kind = 'prefix' | 'own' | 'proxy';
 interface Session {
   id: string;
@@ -40,12 +44,6 @@ interface Session {
   key: { keyId: string; secret: string };
   token: string;
   name: string;
-}
-interface Answer {
-  status: number;
-  text: string;
-  body: Body;
-  retryAfter: string | undefined;
 }
 
 const ports = new Map<number, number>();
@@ -73,14 +71,8 @@ async function startOne(ordinal: number): Promise<void> {
 
 const balancerConfig = () => ({ replicas: ports, httpPort, proxyPort });
 
-function parse(text: string): Body {
-  return (text === '' ? {} : JSON.parse(text)) as Body;
-}
-
-const proxyAuth = (sessionId: string) => `Basic ${Buffer.from(`${sessionId}:session`).toString('base64')}`;
-
 /** An absolute-form request (as axios sends through a proxy) straight to a replica's HTTP port, the session as proxy user. */
-function absoluteForm(port: number, session: Session): Promise<Answer> {
+function absoluteForm(port: number, session: Session): Promise<ProxyAnswer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -100,95 +92,12 @@ function absoluteForm(port: number, session: Session): Promise<Answer> {
           text += d.toString();
         });
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text, body: parse(text), retryAfter: undefined }),
+          resolve({ status: res.statusCode ?? 0, text, body: parseBody(text), retryAfter: undefined }),
         );
       },
     );
     req.on('error', reject);
     req.end();
-  });
-}
-
-/**
- * Opens a CONNECT tunnel to the vendor's host through the balancer's proxy port, the session as
- * proxy user. Resolves the socket on 200; any other answer to the CONNECT (a dead owner's 503)
- * is returned whole, as the client reads it.
- */
-function openTunnel(sessionId: string, port = proxyPort, extraHeaders = ''): Promise<Socket | Answer> {
-  const auth = proxyAuth(sessionId);
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect(port, '127.0.0.1', () => {
-      socket.write(
-        `CONNECT ${VENDOR_HOST}:443 HTTP/1.1\r\nhost: ${VENDOR_HOST}:443\r\nproxy-authorization: ${auth}\r\n${extraHeaders}\r\n`,
-      );
-    });
-    let received = '';
-    const onData = (chunk: Buffer): void => {
-      received += chunk.toString('latin1');
-      if (!received.includes('\r\n\r\n')) return;
-      if (received.startsWith('HTTP/1.1 200')) {
-        socket.off('data', onData);
-        resolve(socket);
-      }
-    };
-    socket.on('data', onData);
-    socket.on('end', () => {
-      const [head = '', text = ''] = received.split('\r\n\r\n');
-      resolve({
-        status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0),
-        text: received,
-        body: parse(text),
-        retryAfter: /^retry-after: *(.*)$/im.exec(head)?.[1],
-      });
-    });
-    socket.on('error', reject);
-  });
-}
-
-/** A request to the vendor's host over HTTPS through the balancer's proxy, as the session's proxy user. */
-async function viaProxy(
-  sessionId: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const tunnel = await openTunnel(sessionId);
-  if (!('write' in tunnel)) return tunnel;
-  const secure = tlsConnect({
-    socket: tunnel,
-    servername: VENDOR_HOST,
-    ca: readFileSync(join(tlsDir, 'ca.pem')),
-  });
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        method,
-        path,
-        host: VENDOR_HOST,
-        headers: {
-          ...headers,
-          ...(payload === undefined
-            ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-        },
-        createConnection: () => secure,
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => {
-          text += d.toString();
-        });
-        res.on('end', () => {
-          secure.destroy();
-          const retryAfter = res.headers['retry-after'];
-          resolve({ status: res.statusCode ?? 0, text, body: parse(text), retryAfter });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
   });
 }
 
@@ -199,8 +108,16 @@ function vendor(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-): Promise<Answer> {
-  if (session.kind === 'proxy') return viaProxy(session.id, method, path, body, headers);
+): Promise<ProxyAnswer> {
+  if (session.kind === 'proxy')
+    return viaProxy(
+      { port: proxyPort, caFile: join(tlsDir, 'ca.pem') },
+      session.id,
+      method,
+      path,
+      body,
+      headers,
+    );
   const base = session.kind === 'prefix' ? `${balancer.url}/sessions/${session.id}` : balancer.url;
   return call(method, `${base}${path}`, body, headers);
 }
@@ -217,11 +134,8 @@ async function tokenOf(session: Session): Promise<string> {
   return answer.body.access_token as string;
 }
 
-const nameOf = (doc: Body) =>
-  (doc.details as { name?: { value?: { text?: string } } } | undefined)?.name?.value?.text;
-
 /** The session's document 101101, read with its token, through the balancer. */
-function readOwn(session: Session): Promise<Answer> {
+function readOwn(session: Session): Promise<ProxyAnswer> {
   return vendor(session, 'GET', '/api/v2/documents/101101', undefined, { 'x-access-token': session.token });
 }
 
@@ -252,7 +166,7 @@ async function othersUntouched(dead: number): Promise<void> {
       .map(async (session) => {
         const answer = await readOwn(session);
         expect(answer.status, `${session.kind} ${session.id}: ${answer.text}`).toBe(200);
-        expect(nameOf(answer.body)).toBe(session.name);
+        expect(documentName(answer.body)).toBe(session.name);
       }),
   );
 }
@@ -416,15 +330,15 @@ describe('a fleet of three behind nginx round-robin', () => {
       const session = proxied.find((s) => s.owner !== ordinal) as Session;
       const answer = await absoluteForm(port, session);
       expect(answer.status, answer.text).toBe(200);
-      expect(nameOf(answer.body)).toBe(session.name);
+      expect(documentName(answer.body)).toBe(session.name);
       const forged = await openTunnel(
-        session.id,
         port,
+        session.id,
         `x-passportal-fleet-hop: ${(ordinal + 1) % 3}.${Date.now()}.${'0'.repeat(64)}\r\n`,
       );
       expect('write' in forged).toBe(false);
-      expect((forged as Answer).status, (forged as Answer).text).toBe(403);
-      expect((forged as Answer).body.success).toBe(false);
+      expect((forged as ProxyAnswer).status, (forged as ProxyAnswer).text).toBe(403);
+      expect((forged as ProxyAnswer).body.success).toBe(false);
     }
   });
 
@@ -466,7 +380,7 @@ describe('a fleet of three behind nginx round-robin', () => {
         .map(async (session) => {
           const answer = await readOwn(session);
           expect(answer.status, `${session.kind} ${session.id}: ${answer.text}`).toBe(200);
-          expect(nameOf(answer.body)).toBe(session.name);
+          expect(documentName(answer.body)).toBe(session.name);
         }),
     );
     expect(await listedIds()).toEqual(sessions.map((s) => s.id).sort());

@@ -1,11 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
 import { computeHash } from '../../src/index.js';
+import { fakeProcesses } from '../support/fake-processes.js';
 import { startReplica } from '../support/fleet-kit.js';
 import { callJson as call, freePort } from '../support/json-call.js';
 import { accessToken, requestToken } from '../support/request-token.js';
@@ -20,12 +19,7 @@ import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
  */
 
 const SECRET = 'fleet-secret-for-the-tests-0123456789';
-const dir = mkdtempSync(join(tmpdir(), 'fake-fleet-'));
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const child of children.splice(0)) await killChild(child);
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, children } = fakeProcesses('fake-fleet-', 'file');
 
 describe('fleet options', () => {
   it('refuse a fleet without replica 0, without a secret, or with a bad peer, exiting 2 naming the option', async () => {

@@ -1,9 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
+import { createMockServer } from '../../src/index.js';
+import { fakeProcesses } from '../support/fake-processes.js';
 import { startReplica } from '../support/fleet-kit.js';
 import { callJson as call, freePort } from '../support/json-call.js';
 import { accessToken } from '../support/request-token.js';
@@ -19,12 +18,7 @@ import { ACME_KEY, SMALL_SET } from '../support/test-server.js';
 
 const SECRET = 'fleet-secret-for-the-view-tests-0123';
 const RUN = 'nightly-42';
-const dir = mkdtempSync(join(tmpdir(), 'fake-fleet-views-'));
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const child of children.splice(0)) await killChild(child);
-  rmSync(dir, { recursive: true, force: true });
-});
+const { children } = fakeProcesses('fake-fleet-views-', 'file');
 
 interface RunReportBody {
   instance: string;
@@ -221,4 +215,29 @@ describe('views across a fleet of three replicas', () => {
     expect(text.status).toBe(200);
     expect(text.headers.get('x-fake-fleet-missing')).toBe('2');
   }, 60_000);
+});
+
+describe('a drained replica in process', () => {
+  it('refuses a session from the programmatic API as from the admin API: 503 replicaDraining, Retry-After 1', async () => {
+    const mock = await createMockServer({
+      fixtures: SMALL_SET,
+      fleetPeers: '0=http://127.0.0.1:1',
+      fleetOrdinal: 0,
+      fleetSecret: SECRET,
+    });
+    try {
+      const before = await mock.session();
+      expect(before.id.startsWith('f0-')).toBe(true);
+      mock.drain();
+      await expect(mock.session()).rejects.toMatchObject({ kind: 'replicaDraining', retryAfter: 1 });
+      const url = await mock.listen(0, '127.0.0.1');
+      const refused = await call('POST', `${url}/__admin/sessions`, {});
+      expect(refused.status).toBe(503);
+      expect(refused.retryAfter).toBe('1');
+      // A session URL creates no session, drained or not.
+      expect((await call('POST', `${url}/sessions/${before.id}/__admin/sessions`, {})).status).toBe(403);
+    } finally {
+      await mock.close();
+    }
+  });
 });

@@ -1,9 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fakeProcesses } from '../support/fake-processes.js';
 import { killChild, spawnCli, waitForListening } from '../support/run-cli.js';
 import { SMALL_SET } from '../support/test-server.js';
 
@@ -16,12 +15,7 @@ import { SMALL_SET } from '../support/test-server.js';
 const RELEASE_2 = fileURLToPath(new URL('../fixtures/state-file/release-2.jsonl', import.meta.url));
 const TOKEN = 'iVIk_XQrl9xDEmg6OaHtnQAlhQDq-pIuIBZkjgRTuJc';
 
-const dir = mkdtempSync(join(tmpdir(), 'fake-previous-'));
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) await killChild(child);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { dir, children } = fakeProcesses('fake-previous-', 'test');
 
 async function start(stateFile: string): Promise<string> {
   const child = spawnCli(['--port', '0', '--fixtures', SMALL_SET, '--state-file', stateFile]);

@@ -1,13 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as tlsConnect } from 'node:tls';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/index.js';
-import { type Body, callJson as call } from '../support/json-call.js';
+import { fakeProcesses } from '../support/fake-processes.js';
+import { type Body, callJson as call, documentName } from '../support/json-call.js';
+import { viaProxy } from '../support/proxy-tunnel.js';
+import { accessToken } from '../support/request-token.js';
 import { killChild, spawnCli, waitForListening } from '../support/run-cli.js';
 import { ACME_KEY, SMALL_SET, textEntry } from '../support/test-server.js';
 
@@ -19,13 +17,10 @@ import { ACME_KEY, SMALL_SET, textEntry } from '../support/test-server.js';
  * before the restart stays gone.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'fake-sessions-kept-'));
+const { dir, children } = fakeProcesses('fake-sessions-kept-', 'test');
 const tlsDir = join(dir, 'tls');
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) await killChild(child);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** The CA the fake makes in `tlsDir`, which the proxy's tunnels are checked against. */
+const caFile = join(tlsDir, 'ca.pem');
 
 interface Started {
   url: string;
@@ -50,78 +45,6 @@ async function start(stateFile: string): Promise<Started> {
   const url = await waitForListening(child);
   return { url, port: Number(new URL(url).port), child };
 }
-
-/** The token call with `key`, at `base` (a session's URL, or the root's for own keys). */
-async function tokenAt(base: string, key: { keyId: string; secret: string }): Promise<string> {
-  const answer = await call(
-    'POST',
-    `${base}/api/v2/auth/client_token`,
-    { scope: 'docs_api', content: 'c' },
-    { 'x-key': key.keyId, 'x-hash': computeHash(key.secret, 'c') },
-  );
-  expect(answer.status).toBe(200);
-  return answer.body.access_token as string;
-}
-
-const VENDOR_HOST = 'us-clover.passportalmsp.com';
-
-/**
- * A request to the vendor's host name over HTTPS through the fake's proxy, with a session's id
- * as the proxy user: CONNECT, then TLS trusting only the fake's CA, then the request.
- */
-async function viaProxy(
-  proxyPort: number,
-  sessionId: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: Body }> {
-  const auth = Buffer.from(`${sessionId}:session`).toString('base64');
-  const socket = await new Promise<Socket>((resolve, reject) => {
-    const s: Socket = connect(proxyPort, '127.0.0.1', () => {
-      s.write(
-        `CONNECT ${VENDOR_HOST}:443 HTTP/1.1\r\nhost: ${VENDOR_HOST}:443\r\nproxy-authorization: Basic ${auth}\r\n\r\n`,
-      );
-      s.once('data', (d: Buffer) =>
-        d.toString().startsWith('HTTP/1.1 200') ? resolve(s) : reject(new Error(d.toString())),
-      );
-    });
-  });
-  const ca = readFileSync(join(tlsDir, 'ca.pem'));
-  const secure = tlsConnect({ socket, servername: VENDOR_HOST, ca });
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        method,
-        path,
-        host: VENDOR_HOST,
-        headers: {
-          ...headers,
-          ...(payload === undefined
-            ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-        },
-        createConnection: () => secure,
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => {
-          text += d.toString();
-        });
-        res.on('end', () => {
-          secure.destroy();
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Body });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-const nameOf = (doc: Body) => (doc.details as { name?: { value?: { text?: string } } }).name?.value?.text;
 
 /** What a session's report and controls say, to compare across the restart. */
 async function configured(base: string) {
@@ -165,7 +88,7 @@ describe('sessions kept in the state file', () => {
     const P = `${root}/sessions/${prefixed.id}`;
 
     // The prefixed session: a document changed, a token, settings, clock, every control, counts.
-    const token = await tokenAt(P, ACME_KEY);
+    const token = await accessToken(P, ACME_KEY);
     const auth = { 'x-access-token': token };
     const renamed = await call(
       'PATCH',
@@ -204,7 +127,7 @@ describe('sessions kept in the state file', () => {
     // Own keys, at the root URL.
     const ownKey = own.keys?.find((k) => k.keyId.length > 0);
     if (!ownKey) throw new Error('no own key');
-    const ownToken = await tokenAt(root, ownKey);
+    const ownToken = await accessToken(root, ownKey);
     const ownAuth = { 'x-access-token': ownToken };
     expect(
       (
@@ -220,7 +143,7 @@ describe('sessions kept in the state file', () => {
     // The proxy user, over HTTPS on the vendor's host name.
     const proxyToken = (
       await viaProxy(
-        first.port,
+        { port: first.port, caFile },
         proxied.id,
         'POST',
         '/api/v2/auth/client_token',
@@ -230,7 +153,7 @@ describe('sessions kept in the state file', () => {
     ).body.access_token as string;
     const proxyAuth = { 'x-access-token': proxyToken };
     const proxyPatch = await viaProxy(
-      first.port,
+      { port: first.port, caFile },
       proxied.id,
       'PATCH',
       '/api/v2/documents/101101',
@@ -263,7 +186,7 @@ describe('sessions kept in the state file', () => {
     expect(after).toEqual(before);
     const read = await call('GET', `${P2}/api/v2/documents/101101`, undefined, auth);
     expect(read.status).toBe(200); // the token issued before the crash
-    expect(nameOf(read.body)).toBe('Kept in a session');
+    expect(documentName(read.body)).toBe('Kept in a session');
     expect((await call('GET', `${P2}/__admin/clock`)).body.offsetSeconds).toBe(300);
     const state = (await call('GET', `${P2}/__admin/state`)).body as { documents: Array<{ label: string }> };
     const kept = new Set(state.documents.map((d) => d.label));
@@ -271,24 +194,24 @@ describe('sessions kept in the state file', () => {
     // The fault still applies (same id, its remaining times counted on).
     expect((await call('GET', `${P2}/api/v2/documents/101102`, undefined, auth)).status).toBe(503);
     // The root was not touched by any of it.
-    const rootToken = await tokenAt(second.url, ACME_KEY);
+    const rootToken = await accessToken(second.url, ACME_KEY);
     const rootRead = await call('GET', `${second.url}/api/v2/documents/101101`, undefined, {
       'x-access-token': rootToken,
     });
-    expect(nameOf(rootRead.body)).toBe('Dundee Office');
+    expect(documentName(rootRead.body)).toBe('Dundee Office');
 
     // Own keys: the token from before and a new one, at the root URL, reach the session.
     const ownRead = await call('GET', `${second.url}/api/v2/documents/101101`, undefined, ownAuth);
-    expect(nameOf(ownRead.body)).toBe('Own keys');
-    const freshOwn = await tokenAt(second.url, ownKey);
+    expect(documentName(ownRead.body)).toBe('Own keys');
+    const freshOwn = await accessToken(second.url, ownKey);
     const freshRead = await call('GET', `${second.url}/api/v2/documents/101101`, undefined, {
       'x-access-token': freshOwn,
     });
-    expect(nameOf(freshRead.body)).toBe('Own keys');
+    expect(documentName(freshRead.body)).toBe('Own keys');
 
     // The proxy user.
     const proxyRead = await viaProxy(
-      second.port,
+      { port: second.port, caFile },
       proxied.id,
       'GET',
       '/api/v2/documents/101101',
@@ -296,7 +219,7 @@ describe('sessions kept in the state file', () => {
       proxyAuth,
     );
     expect(proxyRead.status).toBe(200);
-    expect(nameOf(proxyRead.body)).toBe('Through the proxy');
+    expect(documentName(proxyRead.body)).toBe('Through the proxy');
 
     // The deleted session stays gone; the others are listed as they were.
     expect((await call('GET', `${second.url}/sessions/${deleted.id}/__admin/health`)).status).toBe(404);

@@ -12,6 +12,10 @@ export interface JsonAnswer {
   retryAfter: string | undefined;
 }
 
+/** The text of a document's name, as the vendor API answers a document. */
+export const documentName = (doc: Body): string | undefined =>
+  (doc.details as { name?: { value?: { text?: string } } } | undefined)?.name?.value?.text;
+
 /** One HTTP call with a JSON body (when given), as a client of the fake makes it. */
 export async function callJson(
   method: string,

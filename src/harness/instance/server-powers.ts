@@ -38,6 +38,11 @@ export interface ServerPowersInput {
   tenants?: TenantRegistry;
   /** The admin token, which the HAR redacts wherever a client sent it. */
   adminToken?: string;
+  /**
+   * Why no session may be created now (a drained fleet replica's 503), checked before any other
+   * of a creation's guards; undefined while sessions may be created.
+   */
+  creationRefusal?: () => Error | undefined;
 }
 
 /**
@@ -52,6 +57,7 @@ export class ServerPowers {
   readonly memory: MemoryBudget | undefined;
   readonly tenants: TenantRegistry | undefined;
   readonly #controls = new WeakMap<Instance, InstanceControls>();
+  readonly #creationRefusal: (() => Error | undefined) | undefined;
 
   constructor({
     root,
@@ -62,8 +68,10 @@ export class ServerPowers {
     memory,
     tenants,
     adminToken,
+    creationRefusal,
   }: ServerPowersInput) {
     this.root = root;
+    this.#creationRefusal = creationRefusal;
     this.sessions = sessions;
     this.memory = memory;
     this.tenants = tenants;
@@ -94,14 +102,17 @@ export class ServerPowers {
    * `fixtures` makes, or the root's reset point. The cap is checked before a set is built; a set
    * of its own is counted against the memory budget while the session lives (the root's is
    * shared). Made for a tenant (`owner`), the session is the tenant's: within its `maxSessions`,
-   * counted in its memory quota, its run label one of the tenant's runs. Throws
-   * `tooManySessions`, `memoryBudget`, `invalidRunLabel` or what `fixtures` throws.
+   * counted in its memory quota, its run label one of the tenant's runs. Throws the server's
+   * creation refusal (a drained replica's), `tooManySessions`, `memoryBudget`, `invalidRunLabel`
+   * or what `fixtures` throws.
    */
   async openSession(
     fixtures: (() => Dataset | Promise<Dataset>) | undefined,
     { expires, keys, run }: SessionOptions = {},
     owner?: TenantSpace,
   ): Promise<Session> {
+    const refusal = this.#creationRefusal?.();
+    if (refusal !== undefined) throw refusal;
     const named = owner && { name: owner.tenant.name, maxSessions: owner.tenant.maxSessions };
     this.sessions.assertRoom(named);
     const dataset = fixtures === undefined ? this.root.fake.resetPoint() : await fixtures();

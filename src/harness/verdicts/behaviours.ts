@@ -171,7 +171,7 @@ export const ERRORS_NOT_MET = {
   unexpected: 'a bug in the fake',
   replicaUnavailable: "answered by the fleet's routing before any instance (no journal entry)",
   fleetHopRefused: "answered by the fleet's routing before any instance (no journal entry)",
-  replicaDraining: "answered by the fleet's routing before any instance (no journal entry)",
+  replicaDraining: 'admin API only',
   notInFleet: 'admin API only',
 } as const satisfies Partial<Record<ErrorKindName, string>>;
 

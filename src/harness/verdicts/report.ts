@@ -14,6 +14,11 @@ import { splitFindings } from './verdict-tally.js';
 export const REPORT_FORMATS = ['json', 'junit', 'ctrf', 'markdown'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
+/** Whether `format` is one a report is rendered in. */
+export function isReportFormat(format: string): format is ReportFormat {
+  return (REPORT_FORMATS as readonly string[]).includes(format);
+}
+
 export interface BehaviourCoverage {
   id: string;
   group: BehaviourGroup;

@@ -3,7 +3,7 @@ import { jsonBytes, type MemoryAccount } from '../../memory-budget.js';
 import type { UnmetExpectation } from '../controls/expected-violations.js';
 import type { Instance } from '../instance/instance.js';
 import type { FindingRecord } from './coverage.js';
-import { buildReport, type Report, type ReportFormat } from './report.js';
+import { buildReport, isReportFormat, type Report, type ReportFormat } from './report.js';
 import { renderReport, reportMediaType } from './report-formats.js';
 import {
   combineParts,
@@ -312,17 +312,17 @@ export function clearRunReport(runs: RunReports, label: string, elsewhere?: read
  */
 export function runReportCombiner(operationIds: readonly string[], limit: number) {
   return {
+    renders: isReportFormat,
     combine(
       label: string,
       reports: readonly unknown[],
-      format: string,
+      format: ReportFormat,
       extra: Record<string, unknown>,
     ): { text: string; mediaType: string } {
       const report = { ...combineRunReports(label, reports as RunReport[], operationIds, limit), ...extra };
-      const as = format as ReportFormat;
       return {
-        text: as === 'json' ? JSON.stringify(report) : renderReport(report, as),
-        mediaType: reportMediaType(as),
+        text: format === 'json' ? JSON.stringify(report) : renderReport(report, format),
+        mediaType: reportMediaType(format),
       };
     },
   };

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInterceptingProxy } from '../support/intercepting-proxy.js';
 import { startLoopbackRegistry } from '../support/loopback-registry.js';
 
 /**
@@ -45,7 +46,8 @@ const PWSH =
   process.env.PWSH ??
   (existsSync(join(homedir(), '.dotnet/tools/pwsh')) ? join(homedir(), '.dotnet/tools/pwsh') : 'pwsh');
 const PYTHON = '/usr/bin/python3';
-// Pester as NuGet serves it (docs/powershell.md downloads the same file), from NuGet's cache, where
+// Pester as NuGet serves it (the test's stand-in for www.nuget.org serves these bytes to the
+// download docs/powershell.md prints), from NuGet's cache, where
 // `bash scripts/ci-powershell.sh --install-only` (.ci/run, before this suite) restores it.
 const PESTER_NUPKG = join(
   process.env.NUGET_PACKAGES ?? join(homedir(), '.nuget/packages'),
@@ -402,9 +404,16 @@ describe('npm run release:artifacts', () => {
       'Expand-Archive pester.zip -DestinationPath .pester',
       'Import-Module ./.pester/tools/Pester.psd1',
     ]);
-    // No network: the download is the file NuGet keeps in its cache (the same bytes); the other
-    // lines run as printed.
-    copyFileSync(PESTER_NUPKG, join(project, 'pester.zip'));
+    // Every line runs as printed. The download goes through a loopback proxy standing in for
+    // www.nuget.org (pwsh's Invoke-WebRequest takes HTTPS_PROXY, and trusts only SSL_CERT_FILE's
+    // CA, made for this test), which serves the file NuGet keeps in its cache: nothing reaches a
+    // real host, and the proxy refuses (and records) any other host or path.
+    const nupkg = readFileSync(PESTER_NUPKG);
+    const nuget = await startInterceptingProxy({
+      host: 'www.nuget.org',
+      files: { '/api/v2/package/Pester/5.7.1': nupkg },
+      tlsDir: join(scratch, 'nuget-proxy-tls'),
+    });
     writeFileSync(
       join(project, 'Health.Tests.ps1'),
       [
@@ -425,17 +434,27 @@ describe('npm run release:artifacts', () => {
       "$ErrorActionPreference = 'Stop'",
       'Unregister-PSResourceRepository -Name PSGallery -ErrorAction SilentlyContinue', // the registry, offline
       ...install,
-      ...pester.slice(1),
+      ...pester,
       '$result = Invoke-Pester -Path ./Health.Tests.ps1 -PassThru -Output Detailed',
       '"passed=$($result.PassedCount) failed=$($result.FailedCount) version=$((Get-Module PassportalFake).Version)"',
       'exit $result.FailedCount',
     ].join('\n');
-    const result = await sh(
-      PWSH,
-      ['-NoProfile', '-NonInteractive', '-Command', script],
-      project,
-      pwshEnv(home),
-    );
+    let result: Ran;
+    try {
+      result = await sh(PWSH, ['-NoProfile', '-NonInteractive', '-Command', script], project, {
+        ...pwshEnv(home),
+        HTTPS_PROXY: nuget.url,
+        https_proxy: nuget.url,
+        SSL_CERT_FILE: nuget.caFile,
+        NO_PROXY: '',
+        no_proxy: '',
+      });
+    } finally {
+      await nuget.close();
+    }
+    expect(nuget.refused).toEqual([]);
+    expect(nuget.served).toEqual(['GET https://www.nuget.org/api/v2/package/Pester/5.7.1']);
+    expect(readFileSync(join(project, 'pester.zip')).equals(nupkg)).toBe(true);
     expect(result.output).toContain(`passed=1 failed=0 version=${VERSION}`);
     expect(result.status).toBe(0);
     // The registry's command, against the same local repository (the Gallery unregistered), made

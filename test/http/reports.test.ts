@@ -7,11 +7,11 @@ import addFormatsModule from 'ajv-formats';
 import { parse as parseJunit, type TestSuites } from 'junit2json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '../../src/client/admin-client.js';
-import { computeHash } from '../../src/domain/tokens.js';
 import { BEHAVIOUR_IDS } from '../../src/harness/verdicts/behaviours.js';
 import type { Report } from '../../src/harness/verdicts/report.js';
 import type { MockServer, MockSession } from '../../src/index.js';
 import { reportCommand as report } from '../support/in-process-command.js';
+import { accessToken } from '../support/request-token.js';
 import { runCli } from '../support/run-cli.js';
 import { ACME_KEY, createTestServer, type TestServer, textEntry } from '../support/test-server.js';
 import { schemaErrors } from '../support/xml-schema.js';
@@ -35,17 +35,7 @@ const MET = ['tokenIssued', 'shortLastPage', 'error.unknownDetailKeys', 'notice.
 
 /** A client suite as a team would write it: a token, a list, a read, and a PATCH with a typo. */
 async function runSmallSuite(base: string): Promise<void> {
-  const content = 'suite';
-  const token = await fetch(`${base}/api/v2/auth/client_token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-key': ACME_KEY.keyId,
-      'x-hash': computeHash(ACME_KEY.secret, content),
-    },
-    body: JSON.stringify({ scope: 'docs_api', content }),
-  }).then((r) => r.json() as Promise<{ access_token: string }>);
-  const headers = { 'x-access-token': token.access_token, 'content-type': 'application/json' };
+  const headers = { 'x-access-token': await accessToken(base, ACME_KEY), 'content-type': 'application/json' };
   // No pageNum: a notice. ACME has fewer than 100 documents: a short last page.
   expect((await fetch(`${base}/api/v2/documents?resultsPerPage=100`, { headers })).status).toBe(200);
   // A detail key the template lacks: a violation (400).
@@ -195,17 +185,7 @@ describe('the JUnit report of a clean suite that leaves most behaviours unexerci
   it('holds the verdict only: one passing case per operation called, no skipped case, coverage and notices as properties', async () => {
     const clean = await mock.session();
     const base = clean.baseUrl;
-    const content = 'three tests';
-    const token = (await fetch(`${base}/api/v2/auth/client_token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-key': ACME_KEY.keyId,
-        'x-hash': computeHash(ACME_KEY.secret, content),
-      },
-      body: JSON.stringify({ scope: 'docs_api', content }),
-    }).then((r) => r.json())) as { access_token: string };
-    const headers = { 'x-access-token': token.access_token };
+    const headers = { 'x-access-token': await accessToken(base, ACME_KEY) };
     expect((await fetch(`${base}/api/v2/documents?resultsPerPage=10`, { headers })).status).toBe(200);
     expect((await fetch(`${base}/api/v2/documents/101101`, { headers })).status).toBe(200);
 

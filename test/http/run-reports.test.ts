@@ -5,11 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseJunit, type TestSuites } from 'junit2json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminError, createAdminClient } from '../../src/client/admin-client.js';
-import { computeHash } from '../../src/domain/tokens.js';
 import type { Report } from '../../src/harness/verdicts/report.js';
 import { KEPT_RECORDS_SHARE } from '../../src/harness/verdicts/run-reports.js';
 import type { MockServer } from '../../src/index.js';
 import { reportCommand } from '../support/in-process-command.js';
+import { accessToken } from '../support/request-token.js';
 import { runCli } from '../support/run-cli.js';
 import { ACME_KEY, createTestServer, textEntry } from '../support/test-server.js';
 import { schemaErrors } from '../support/xml-schema.js';
@@ -35,19 +35,8 @@ afterAll(async () => {
   await mock.close();
 });
 
-async function tokenAt(base: string): Promise<string> {
-  const content = 'run';
-  const res = await fetch(`${base}/api/v2/auth/client_token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-key': ACME_KEY.keyId,
-      'x-hash': computeHash(ACME_KEY.secret, content),
-    },
-    body: JSON.stringify({ scope: 'docs_api', content }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
+/** An access token at `base` (the root or a session's URL) for the small set's ACME key. */
+const tokenAt = (base: string): Promise<string> => accessToken(base, ACME_KEY);
 
 /** Module one: a token and a PATCH with a detail key the template lacks (a violation). */
 async function moduleWithViolation(base: string): Promise<void> {
